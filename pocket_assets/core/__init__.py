@@ -1,0 +1,1 @@
+"""Pure library: extraction, tokenizer, chunker, ids, summaries, validation, exports. No Dagster."""

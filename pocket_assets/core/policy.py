@@ -1,0 +1,81 @@
+"""The chunk policy: every knob that changes the chunks, hashed into a version stamp."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Mapping
+
+import blake3
+
+CHUNKER_VERSION = "pocket-hier-v1"
+PAGE_MODES: tuple[str, ...] = ("span", "pdf-page-v1")
+
+
+@dataclass(frozen=True)
+class ChunkPolicy:
+    """Sizes are hard limits in tokens of the configured tokenizer.
+
+    `max_tokens` caps what the phone embeds: a child's or summary's export line
+    content (text plus its `[Source: ..., Page N]` citation) with the
+    `document_prompt` in front of it. Parents are capped by `parent_tokens`.
+    """
+
+    chunker_version: str = CHUNKER_VERSION
+    page_mode: str = "span"
+    parent_tokens: int = 1024
+    parent_overlap: int = 154
+    child_tokens: int = 450
+    child_overlap: int = 68
+    summary_tokens: int = 50
+    max_tokens: int = 512
+    min_chars: int = 50
+    tokenizer: str = "gemma3"
+    document_prompt: str = ""
+
+    def __post_init__(self) -> None:
+        if self.page_mode not in PAGE_MODES:
+            raise ValueError(f"page_mode must be one of {PAGE_MODES}, got {self.page_mode!r}")
+        for size, overlap, name in (
+            (self.parent_tokens, self.parent_overlap, "parent"),
+            (self.child_tokens, self.child_overlap, "child"),
+        ):
+            if size < 16:
+                raise ValueError(f"{name} size must be at least 16 tokens, got {size}")
+            if not 0 <= overlap < size // 2:
+                raise ValueError(f"{name} overlap must be in [0, size/2), got {overlap} for size {size}")
+        if self.child_tokens > self.parent_tokens:
+            raise ValueError("children must not be larger than their parents")
+        if self.max_tokens < 32:
+            raise ValueError(f"max_tokens must be at least 32, got {self.max_tokens}")
+
+    def canonical_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    @property
+    def policy_hash(self) -> str:
+        """First 16 hex chars of blake3 over the canonical JSON (seed pdf-page-v1)."""
+        return blake3.blake3(self.canonical_json().encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def code_version(self) -> str:
+        """What the chunking assets report to Dagster, so a bump marks them stale."""
+        return f"{self.chunker_version}+{self.policy_hash}"
+
+
+def policy_from_environment(environ: Mapping[str, str], base: ChunkPolicy | None = None) -> ChunkPolicy:
+    """Apply `CHUNK_SIZE_TOKENS` / `CHUNK_OVERLAP_TOKENS` (children, seed SPEC chunking).
+
+    The environment is passed in, not read here, so the library stays free of hidden inputs.
+    """
+    policy = base or ChunkPolicy()
+    changes: dict[str, int] = {}
+    for variable, field_name in (("CHUNK_SIZE_TOKENS", "child_tokens"), ("CHUNK_OVERLAP_TOKENS", "child_overlap")):
+        raw = environ.get(variable, "").strip()
+        if raw:
+            try:
+                changes[field_name] = int(raw)
+            except ValueError:
+                raise ValueError(f"{variable} must be an integer number of tokens, got {raw!r}") from None
+    return dataclasses.replace(policy, **changes) if changes else policy

@@ -1,0 +1,168 @@
+"""Typed records that flow between the stages.
+
+Every stage reads and writes these frozen dataclasses; Parquet storage and the
+exports convert them with `to_dict` / `from_dict`, so one definition serves the
+library, the assets, the files on disk and the tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+CORPORA: tuple[str, ...] = ("fr", "intl")
+BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list", "table", "code", "equation")
+CHUNK_TYPES: tuple[str, ...] = ("parent", "child", "table_summary")
+TABLE_TYPES: tuple[str, ...] = ("schedule", "scoring", "other")
+CONTENT_TYPES: tuple[str, ...] = ("text", "table", "equation", "mixed")
+
+# Pages are joined with a blank line into the document's canonical text, so a
+# page break is always also a paragraph break and never glues two words.
+PAGE_SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True)
+class PdfIdentity:
+    """What `raw_pdf` knows about one file: enough to cite it and detect change."""
+
+    partition_key: str  # path under the raw folder, e.g. "fr/faq.pdf"
+    corpus: str  # "fr" or "intl", from the first folder of the key
+    source: str  # the file name, e.g. "faq.pdf"
+    sha256: str
+    size_bytes: int
+    page_count: int
+    metadata: dict[str, str] = field(default_factory=dict)  # PDF info dict (title, author, ...)
+
+
+@dataclass(frozen=True)
+class TableCells:
+    """A table's cells, kept beside its Markdown so summaries need not re-parse it."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str | None = None
+
+
+@dataclass(frozen=True)
+class Block:
+    """A structural unit of a page; offsets are into that page's `text`."""
+
+    kind: str  # one of BLOCK_KINDS
+    char_start: int
+    char_end: int
+    level: int = 0  # heading level 1..4; 0 for other kinds
+    table: TableCells | None = None
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    """One PDF page as canonical Markdown, with its place in the document text."""
+
+    page: int  # 1-based
+    text: str
+    blocks: tuple[Block, ...]
+    warnings: tuple[str, ...]
+    char_start: int  # span of `text` in the document canonical text
+    char_end: int
+    line_start: int  # 1-based line number of the page's first line in the document text
+
+
+@dataclass(frozen=True)
+class ContentFeatures:
+    heading_count: int = 0
+    list_count: int = 0
+    table_count: int = 0
+    equation_count: int = 0
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """The one chunk shape (DESIGN.md section 3) shared by parents, children and table summaries."""
+
+    id: str
+    text: str
+    source: str
+    corpus: str
+    chunk_type: str
+    page: int
+    pages: tuple[int, ...]
+    tokens: int
+    section: str | None
+    section_path: tuple[str, ...]
+    section_id: str | None
+    article_num: str | None
+    parent_id: str | None
+    table_type: str | None
+    char_start: int
+    char_end: int
+    line_from: int
+    line_to: int
+    chunk_uid: str
+    document_id: str
+    canonical_id: str
+    hash: str
+    anchor: str
+    chunk_index: int
+    total_chunks: int
+    has_overlap_previous: bool
+    has_overlap_next: bool
+    content_type: str
+    content_features: ContentFeatures
+    chunker_version: str
+    policy_hash: str
+
+
+def to_dict(record: Any) -> dict[str, Any]:
+    """A plain, JSON-ready dict (tuples become lists)."""
+    return _plain(dataclasses.asdict(record))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def pdf_identity_from_dict(row: dict[str, Any]) -> PdfIdentity:
+    return PdfIdentity(**{**row, "metadata": dict(row.get("metadata") or {})})
+
+
+def block_from_dict(row: dict[str, Any]) -> Block:
+    table = row.get("table")
+    cells = None
+    if table:
+        cells = TableCells(
+            header=tuple(table["header"]),
+            rows=tuple(tuple(cell_row) for cell_row in table["rows"]),
+            caption=table.get("caption"),
+        )
+    return Block(
+        kind=row["kind"],
+        char_start=int(row["char_start"]),
+        char_end=int(row["char_end"]),
+        level=int(row.get("level") or 0),
+        table=cells,
+    )
+
+
+def page_from_dict(row: dict[str, Any]) -> PageRecord:
+    return PageRecord(
+        page=int(row["page"]),
+        text=row["text"],
+        blocks=tuple(block_from_dict(block) for block in row["blocks"]),
+        warnings=tuple(row["warnings"]),
+        char_start=int(row["char_start"]),
+        char_end=int(row["char_end"]),
+        line_start=int(row["line_start"]),
+    )
+
+
+def chunk_from_dict(row: dict[str, Any]) -> ChunkRecord:
+    values = dict(row)
+    values["pages"] = tuple(int(page) for page in values["pages"])
+    values["section_path"] = tuple(values["section_path"])
+    values["content_features"] = ContentFeatures(**values["content_features"])
+    return ChunkRecord(**values)
