@@ -67,14 +67,14 @@ def open_pdf(path: Path) -> pymupdf.Document:
     if document.needs_pass or document.is_encrypted:
         document.close()
         raise PdfError(source, "encrypted PDF (password required); provide an unencrypted copy")
+    if document.is_repaired:
+        # MuPDF had to rebuild a broken cross-reference table: a truncated or damaged file.
+        # Pages may be missing, so refuse rather than publish a partial document.
+        document.close()
+        raise PdfError(source, "damaged or truncated PDF (its cross-reference table is broken); replace the file")
     if document.page_count == 0:
         document.close()
         raise PdfError(source, "the PDF has zero pages")
-    if document.is_repaired:
-        # MuPDF rebuilt a broken cross-reference table: a truncated or damaged file.
-        # Pages may be missing, so refuse rather than publish a partial document.
-        document.close()
-        raise PdfError(source, "damaged or truncated PDF (its cross-reference table had to be rebuilt)")
     return document
 
 

@@ -1,19 +1,72 @@
-"""PDF pages to canonical text (plain text for now; Markdown extraction lands with issue 3)."""
+"""PDF pages to canonical Markdown: headings, paragraphs, lists, tables and code, with spans.
+
+Two stages. The scan reads each page once (`get_text("dict")`, the table
+pre-filter, `find_tables()` on candidates) and keeps only lines and tables.
+Then the document-wide decisions (running headers and footers, the heading
+scale) are taken and every page is rendered. Pages are loaded one at a time,
+so memory follows the text of the document, not its page objects.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
-from pocket_assets.core.document import PageContent, assemble_pages
+from pocket_assets.core.document import assemble_pages
+from pocket_assets.core.extract.cleanup import running_signatures
+from pocket_assets.core.extract.headings import HeadingScale, StyleCensus
+from pocket_assets.core.extract.markdown import RenderedPage, margin_signatures, page_paragraphs, render_page
+from pocket_assets.core.extract.ocr import OcrUnavailableError, tessdata_folder
+from pocket_assets.core.extract.scan import PageScan, scan_page
 from pocket_assets.core.pdf import iter_pdf_pages
-from pocket_assets.core.records import Block, PageRecord
+from pocket_assets.core.records import PageRecord
+
+__all__ = [
+    "ExtractionOptions",
+    "OcrUnavailableError",
+    "RenderedPage",
+    "extract_pages",
+    "iter_rendered_pages",
+]
 
 
-def extract_pages(path: Path) -> tuple[PageRecord, ...]:
-    contents = []
+@dataclass(frozen=True)
+class ExtractionOptions:
+    """How pages are read; the defaults suit born-digital PDFs."""
+
+    ocr: bool = False  # OCR pages without a text layer (needs Tesseract)
+    ocr_language: str = "fra+eng"  # Tesseract languages, joined with "+"
+    detect_tables: bool = True  # ruled tables as pipe tables (pre-filtered find_tables)
+
+
+def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) -> Iterator[RenderedPage]:
+    """Each page's content and the margin lines removed from it (what benchmarks need too)."""
+    options = options or ExtractionOptions()
+    tessdata = tessdata_folder(options.ocr_language) if options.ocr else None
+    scans: list[PageScan] = []
+    census = StyleCensus()
     for number, page in iter_pdf_pages(path):
-        text = page.get_text().strip()
-        warnings = () if text else ("empty page",)
-        blocks = (Block("paragraph", 0, len(text)),) if text else ()
-        contents.append(PageContent(number, text, blocks, warnings))
-    return assemble_pages(contents)
+        scan = scan_page(
+            page,
+            number,
+            detect_tables=options.detect_tables,
+            ocr_language=options.ocr_language if options.ocr else None,
+            tessdata=tessdata,
+        )
+        for paragraph in page_paragraphs(scan, frozenset())[0]:
+            census.add_paragraph(paragraph)
+        scans.append(scan)
+    running = running_signatures(margin_signatures(scan) for scan in scans)
+    scale = HeadingScale.from_census(census)
+    for scan in scans:
+        yield render_page(scan, running, scale)
+
+
+def extract_pages(path: Path, options: ExtractionOptions | None = None) -> tuple[PageRecord, ...]:
+    """Every page of the PDF as a PageRecord, spans and line numbers placed by `assemble_pages`.
+
+    Raises PdfError when the file or one of its pages cannot be read; page-level
+    problems (empty, scanned, table failure) are warnings on the page instead.
+    """
+    return assemble_pages(rendered.content for rendered in iter_rendered_pages(path, options))

@@ -1,0 +1,155 @@
+"""Quality and speed of `extract_pages` on the development corpus (issue 3).
+
+Per document: heading recall / precision / level agreement against the PDF's
+own outline (`doc.get_toc()`), tables found (and what the drawing pre-filter
+misses, for the table documents), share of `page.get_text()` words kept, and
+ms/page against plain `page.get_text()`. `--scale` extracts refman.pdf and
+reports peak RSS instead.
+
+Run: .venv/bin/python benchmarks/bench_extraction.py [--scale]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import resource
+import statistics
+import time
+import unicodedata
+from collections import Counter
+from pathlib import Path
+
+import pymupdf
+
+from pocket_assets.core.extract import ExtractionOptions, iter_rendered_pages
+from pocket_assets.core.extract.cleanup import clean_text
+from pocket_assets.core.extract.scan import scan_page
+from pocket_assets.core.extract.tables import find_page_tables, may_hold_table
+
+CORPUS = Path("/work/shared/corpus")
+SCALE_PDF = Path("/work/shared/corpus-scale/refman.pdf")
+TABLE_DOCUMENTS = ("f-array.pdf", "R-data.pdf")
+_WORD = re.compile(r"\w+")
+_LEADING_NUMBER = re.compile(r"^(?:[a-z]?\d+(?:\.\d+)*\.?|[a-z](?:\.\d+)+\.?)\s+")
+_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])-\n\s*(?=[a-z])")
+
+
+def normalized_title(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower().lstrip("# ").strip()
+    text = _LEADING_NUMBER.sub("", text)
+    return " ".join(_WORD.findall(text))
+
+
+def words(text: str) -> Counter[str]:
+    return Counter(_WORD.findall(text.lower()))
+
+
+def heading_scores(toc: list, rendered: list) -> tuple[int, int, int, int, int]:
+    """(outline entries, found, level agreements, headings emitted, headings matching the outline)."""
+    headings: dict[int, list[tuple[str, int]]] = {}
+    for page in rendered:
+        text = page.content.text
+        headings[page.content.page] = [
+            (normalized_title(text[block.char_start : block.char_end]), block.level)
+            for block in page.content.blocks
+            if block.kind == "heading"
+        ]
+    entries = [(level, normalized_title(title), page) for level, title, page, *_ in toc if page >= 1]
+    found = agree = 0
+    for level, title, page in entries:
+        levels = [heading_level for text, heading_level in headings.get(page, []) if text == title]
+        if levels:
+            found += 1
+            agree += min(level, 4) in levels
+    titles_by_page: dict[int, set[str]] = {}
+    for _, title, page in entries:
+        titles_by_page.setdefault(page, set()).add(title)
+    emitted = sum(len(items) for items in headings.values())
+    matching = sum(text in titles_by_page.get(page, set()) for page, items in headings.items() for text, _ in items)
+    return len(entries), found, agree, emitted, matching
+
+
+def word_share(document: pymupdf.Document, rendered: list) -> float:
+    kept = total = 0
+    for page, result in zip(document, rendered):
+        reference = words(_HYPHEN_BREAK.sub("", clean_text(page.get_text())))
+        reference -= words("\n".join(result.removed_lines))
+        total += sum(reference.values())
+        kept += sum((reference & words(result.content.text)).values())
+    return kept / total if total else 1.0
+
+
+def timings(document: pymupdf.Document) -> tuple[list[float], list[float]]:
+    """Per page (plain get_text ms, scan ms) on pages where no table was found."""
+    plain_ms, scan_ms = [], []
+    for number, page in enumerate(document, start=1):
+        start = time.perf_counter()
+        page.get_text()
+        plain = time.perf_counter() - start
+        start = time.perf_counter()
+        scan = scan_page(page, number, detect_tables=True, ocr_language=None, tessdata=None)
+        elapsed = time.perf_counter() - start
+        if not scan.tables:
+            plain_ms.append(plain * 1000)
+            scan_ms.append(elapsed * 1000)
+    return plain_ms, scan_ms
+
+
+def prefilter_misses(document: pymupdf.Document) -> int:
+    return sum(len(find_page_tables(page)) for page in document if not may_hold_table(page))
+
+
+def run_corpus() -> None:
+    print(f"{'document':16} {'pages':>5} {'toc':>4} {'recall':>6} {'prec':>5} {'level':>5} "
+          f"{'tables':>6} {'words':>6} {'ms/pg':>6} {'plain':>6} {'ratio':>5}")
+    all_plain, all_scan, all_total = [], [], []
+    for path in sorted(CORPUS.glob("*/*.pdf")):
+        start = time.perf_counter()
+        rendered = list(iter_rendered_pages(path, ExtractionOptions()))
+        total_ms = (time.perf_counter() - start) * 1000 / len(rendered)
+        with pymupdf.open(path) as document:
+            toc = document.get_toc()
+            entries, found, agree, emitted, matching = heading_scores(toc, rendered)
+            share = word_share(document, rendered)
+            plain_ms, scan_ms = timings(document)
+            tables = sum(block.kind == "table" for page in rendered for block in page.content.blocks)
+            misses = prefilter_misses(document) if path.name in TABLE_DOCUMENTS else None
+        all_plain += plain_ms
+        all_scan += scan_ms
+        all_total.append(total_ms)
+        recall = f"{found / entries:.2f}" if entries else "-"
+        precision = f"{matching / emitted:.2f}" if entries and emitted else "-"
+        level = f"{agree / found:.2f}" if found else "-"
+        table_note = f"{tables}" + (f"/-{misses}" if misses is not None else "")
+        print(f"{path.name:16} {len(rendered):5} {entries:4} {recall:>6} {precision:>5} {level:>5} "
+              f"{table_note:>6} {share:6.4f} {total_ms:6.1f} {statistics.median(plain_ms):6.2f} "
+              f"{statistics.median(scan_ms) / statistics.median(plain_ms):5.1f}")
+    print(f"median ms/page, pages without tables: scan {statistics.median(all_scan):.2f}, "
+          f"plain get_text {statistics.median(all_plain):.2f}, "
+          f"ratio {statistics.median(all_scan) / statistics.median(all_plain):.2f}x")
+    print("tables column: table blocks found / -tables that find_tables() sees on pages the pre-filter skipped")
+
+
+def run_scale() -> None:
+    start = time.perf_counter()
+    pages = 0
+    characters = 0
+    for rendered in iter_rendered_pages(SCALE_PDF, ExtractionOptions()):
+        pages += 1
+        characters += len(rendered.content.text)
+    elapsed = time.perf_counter() - start
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{SCALE_PDF.name}: {pages} pages, {characters} characters, {elapsed:.1f} s "
+          f"({elapsed * 1000 / pages:.1f} ms/page), peak RSS {peak_mib:.0f} MiB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", action="store_true", help="extract refman.pdf and report peak RSS")
+    arguments = parser.parse_args()
+    run_scale() if arguments.scale else run_corpus()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""`pocket-assets`: build the corpus from the command line into the instance the UI reads.
+
+    pocket-assets build [--pdf PATH ...] [--select ASSET ...]   register PDFs as partitions, build them
+    pocket-assets ui                                             open the Dagster UI on the same instance
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+DEFAULT_DAGSTER_HOME = ".dagster_home"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="pocket-assets", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    build = commands.add_parser("build", help="register every PDF as a partition and build it in one run")
+    build.add_argument("--pdf", action="append", default=[], help="only this PDF (path or partition key); repeatable")
+    build.add_argument("--select", action="append", default=[], help="only these assets (and what they need)")
+    build.add_argument("--raw-dir", help="PDF folder (default data/raw or $POCKET_ASSETS_RAW_DIR)")
+    build.add_argument("--output-dir", help="output folder (default data/processed or $POCKET_ASSETS_OUTPUT_DIR)")
+    commands.add_parser("ui", help="start `dagster dev` on the same Dagster instance as `build`")
+    args = parser.parse_args(argv)
+    _ensure_dagster_home()
+    if args.command == "ui":
+        os.execvp("dagster", ["dagster", "dev", "-w", "workspace.yaml"])
+    from pocket_assets.defs.cli_build import run_build  # Dagster imports only when needed
+
+    return run_build(pdfs=args.pdf, select=args.select, raw_dir=args.raw_dir, output_dir=args.output_dir)
+
+
+def _ensure_dagster_home() -> None:
+    """Persistent local instance by default, so the UI shows the runs the command made."""
+    home = Path(os.environ.setdefault("DAGSTER_HOME", str(Path(DEFAULT_DAGSTER_HOME).resolve())))
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "dagster.yaml").touch(exist_ok=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

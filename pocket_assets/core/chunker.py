@@ -1,0 +1,472 @@
+"""Parents and children: token-accurate windows cut at the strongest boundary, with exact offsets.
+
+Every page is tokenized once (one batched call, offsets included); windows are
+planned on those offsets against the break points of `units.layout_document`,
+never by re-tokenizing candidates. The final texts are then counted once, in
+batches, and the count is what `tokens` records and what the limits are
+checked on: a window that comes out over its limit (sub-word merges differ a
+little between a slice and the whole page) is planned again with a smaller
+budget, so the limits are guarantees, not estimates.
+
+Contract: for every parent and child, `text == canonical_text[char_start:char_end]`.
+A table larger than a child is split at row boundaries and every piece stays
+such a slice: the header row is not copied into the pieces' text. Instead the
+budget of a piece that starts past the header leaves room for it, and
+`table_header_for` returns it, so a consumer that wants the header in front
+(an export, a summary) can add it without breaking the cap.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+from pocket_assets.core import ids
+from pocket_assets.core.embed_text import citation, text_to_embed
+from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity
+from pocket_assets.core.sections import SectionIndex, build_section_index
+from pocket_assets.core.tokenizer import TokenCounter
+from pocket_assets.core.units import Boundary, DocumentLayout, layout_document
+
+PAGE_MODE_SPAN = "span"
+PAGE_MODE_PAGE = "pdf-page-v1"
+_MAX_REPLANS = 12
+# A slice can encode a token or two longer than the offsets of the whole page say (its first
+# word loses the leading space it was merged with), so windows are planned this much short.
+_SLICE_MARGIN = 2
+# The anchor is the first salient sentence; reading the whole chunk for it costs ~1 ms per chunk.
+_ANCHOR_PREFIX_CHARS = 1000
+_CONTENT_CATEGORY = {
+    "heading": "text",
+    "paragraph": "text",
+    "list": "text",
+    "code": "text",
+    "table": "table",
+    "equation": "equation",
+}
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class ChunkedDocument:
+    parents: tuple[ChunkRecord, ...]
+    children: tuple[ChunkRecord, ...]
+
+
+def chunk_document(
+    identity: PdfIdentity, pages: Sequence[PageRecord], policy: ChunkPolicy, counter: TokenCounter
+) -> ChunkedDocument:
+    """Parents over the document (or over each page in `pdf-page-v1` mode), children inside each parent."""
+    pages = tuple(pages)
+    layout = layout_document(pages)
+    _check_page_spans(layout.text, pages)
+    planner = _Planner(layout, _page_token_offsets(pages, counter), policy.min_chars)
+    locator = _Locator(layout, pages)
+
+    def parent_excess(spans: list[Span]) -> tuple[list[int], list[int]]:
+        counts = counter.count_batch([layout.text[start:end] for start, end in spans])
+        return counts, [count - policy.parent_tokens for count in counts]
+
+    def child_excess(spans: list[Span]) -> tuple[list[int], list[int]]:
+        texts = [layout.text[start:end] for start, end in spans]
+        counts = counter.count_batch(texts)
+        embedded = counter.count_batch(
+            [
+                text_to_embed(text, identity.source, locator.principal_page(span), policy.document_prompt)
+                for text, span in zip(texts, spans)
+            ]
+        )
+        excess = [
+            max(count - policy.child_tokens, embed - policy.max_tokens) for count, embed in zip(counts, embedded)
+        ]
+        return counts, excess
+
+    segments = _segments(layout.text, pages, policy.page_mode)
+    parent_plan = _plan_within_limits(planner, segments, policy.parent_tokens, policy.parent_overlap, parent_excess)
+    parent_windows = [window for segment in parent_plan for window in segment]
+    child_budget = min(policy.child_tokens, policy.max_tokens - _embedding_reserve(identity, pages, policy, counter))
+    if child_budget < 8:
+        raise ValueError(
+            f"max_tokens={policy.max_tokens} leaves no room for text after the citation and document prompt"
+        )
+    child_plan = _plan_within_limits(
+        planner, [span for span, _ in parent_windows], child_budget, policy.child_overlap, child_excess
+    )
+    return _records(identity, policy, layout, locator, build_section_index(pages), parent_windows, child_plan)
+
+
+def table_header_for(chunk: ChunkRecord, pages: Sequence[PageRecord]) -> str:
+    """The header of the table a chunk starts inside, past that header; "" otherwise.
+
+    Pieces of an oversized table stay exact slices of the canonical text; this is
+    the header a consumer may repeat in front of one (its tokens are reserved in
+    the piece's budget).
+    """
+    layout = layout_document(tuple(pages))
+    for atomic in layout.atomics:
+        if atomic.kind == "table" and atomic.header_end <= chunk.char_start < atomic.end:
+            return layout.text[atomic.start : atomic.header_end]
+    return ""
+
+
+# --- planning -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _TokenOffsets:
+    starts: list[int]
+    ends: list[int]
+
+
+def _page_token_offsets(pages: Sequence[PageRecord], counter: TokenCounter) -> _TokenOffsets:
+    """The one tokenizer pass over the document, page by page, in document offsets."""
+    starts: list[int] = []
+    ends: list[int] = []
+    filled = [page for page in pages if page.text]
+    for page, encoding in zip(filled, counter.encode_batch([page.text for page in filled])):
+        base = page.char_start
+        starts.extend(base + start for start, _ in encoding.offsets)
+        ends.extend(base + end for _, end in encoding.offsets)
+    return _TokenOffsets(starts, ends)
+
+
+class _Planner:
+    """Greedy windows over one span: as many tokens as the budget allows, cut at the best break."""
+
+    def __init__(self, layout: DocumentLayout, tokens: _TokenOffsets, min_chars: int) -> None:
+        self.text = layout.text
+        self.layout = layout
+        self.starts = tokens.starts
+        self.ends = tokens.ends
+        self.min_chars = min_chars
+        self.atomic_starts = [atomic.start for atomic in layout.atomics]
+        self.atomic_tokens = [self.token_count(atomic.start, atomic.end) for atomic in layout.atomics]
+        self.header_tokens = [self.token_count(atomic.start, atomic.header_end) for atomic in layout.atomics]
+
+    def token_count(self, start: int, end: int) -> int:
+        """Tokens overlapping [start, end): an upper bound of what the slice encodes to, give or take a merge."""
+        return max(0, bisect.bisect_left(self.starts, end) - bisect.bisect_right(self.ends, start))
+
+    def windows(self, segment_start: int, segment_end: int, budget: int, overlap: int) -> list[Span]:
+        text = self.text
+        start = _skip_space(text, segment_start, segment_end)
+        segment_end = _trim_end(text, start, segment_end)
+        windows: list[Span] = []
+        while start < segment_end:
+            window_budget = self._budget_at(start, budget)
+            first = bisect.bisect_right(self.ends, start)
+            remaining = bisect.bisect_left(self.starts, segment_end) - first
+            if remaining <= window_budget:
+                windows.append((start, segment_end))
+                break
+            limit = self.starts[first + window_budget]
+            if limit <= start:
+                limit = self.ends[first]
+            tail = max(self.starts[first + window_budget // 2], start + 1)
+            cut, strength = self._cut(start, limit, tail, segment_end, budget, first + window_budget)
+            end = _trim_end(text, start, cut)
+            windows.append((start, end))
+            next_start = cut
+            if overlap and strength < Boundary.HEADING:
+                next_start = self._overlap_start(start, end, first, overlap, budget) or cut
+            start = _skip_space(text, next_start, segment_end)
+        return windows
+
+    def _budget_at(self, position: int, budget: int) -> int:
+        """A piece of an oversized table that starts past the header leaves room for the header."""
+        atomic = self._atomic_at(position)
+        if atomic < 0 or self.layout.atomics[atomic].kind != "table":
+            return budget
+        if position < self.layout.atomics[atomic].header_end or self.atomic_tokens[atomic] <= budget:
+            return budget
+        return max(budget - self.header_tokens[atomic], budget // 2)
+
+    def _atomic_at(self, position: int) -> int:
+        index = bisect.bisect_right(self.atomic_starts, position) - 1
+        if index >= 0 and position < self.layout.atomics[index].end:
+            return index
+        return -1
+
+    def _splits_fitting_atomic(self, position: int, budget: int) -> bool:
+        atomic = self._atomic_at(position)
+        return atomic >= 0 and position > self.layout.atomics[atomic].start and self.atomic_tokens[atomic] <= budget
+
+    def _usable(self, index: int, budget: int) -> bool:
+        atomic = self.layout.break_atomic[index]
+        return atomic < 0 or self.atomic_tokens[atomic] > budget
+
+    def _cut(
+        self, start: int, limit: int, tail: int, segment_end: int, budget: int, limit_token: int
+    ) -> tuple[int, int]:
+        """Strongest break in the window's second half; a structural break earlier; else a word, else a token.
+
+        Breaks that leave a fragment shorter than `min_chars` on either side lose to any that do not.
+        """
+        positions = self.layout.break_positions
+        strengths = self.layout.break_strengths
+        best_key: tuple[bool, bool, int, int] | None = None
+        low = bisect.bisect_right(positions, start)
+        high = bisect.bisect_right(positions, limit)
+        for index in range(low, high):
+            position = positions[index]
+            strength = strengths[index]
+            in_tail = position >= tail
+            if not (in_tail or strength >= Boundary.PARAGRAPH) or not self._usable(index, budget):
+                continue
+            long_enough = position - start >= self.min_chars and segment_end - position >= self.min_chars
+            key = (long_enough, in_tail, strength, position)
+            if best_key is None or key > best_key:
+                best_key = key
+        if best_key is not None:
+            return best_key[3], best_key[2]
+        first_in_tail = bisect.bisect_left(self.starts, tail)
+        for token in range(limit_token, first_in_tail - 1, -1):
+            position = self.starts[token]
+            if start < position <= limit and self.text[position].isspace():
+                if not self._splits_fitting_atomic(position, budget):
+                    return position, Boundary.WORD
+        return limit, Boundary.TOKEN
+
+    def _overlap_start(self, start: int, end: int, first: int, overlap: int, budget: int) -> int | None:
+        """Where the next window starts to repeat at most `overlap` tokens, at the best break available.
+
+        The lower bound is one token inside the budget (slices may encode one token longer than
+        offsets say) and always after this window's start, so overlap never runs back past it.
+        """
+        end_token = bisect.bisect_left(self.starts, end)
+        low_token = max(end_token - overlap + 1, first + 1)
+        if low_token >= end_token:
+            return None
+        low = max(self.starts[low_token], start + 1)
+        positions = self.layout.break_positions
+        strengths = self.layout.break_strengths
+        best: tuple[int, int] | None = None
+        for index in range(bisect.bisect_left(positions, low), bisect.bisect_left(positions, end)):
+            if self._usable(index, budget) and (best is None or strengths[index] > best[0]):
+                best = (strengths[index], positions[index])
+        if best is not None:
+            return best[1]
+        for token in range(low_token, end_token):
+            position = self.starts[token]
+            if position >= low and self.text[position].isspace():
+                word = _skip_space(self.text, position, end)
+                if word < end and not self._splits_fitting_atomic(word, budget):
+                    return word
+        return None
+
+
+def _plan_within_limits(
+    planner: _Planner,
+    segments: Sequence[Span],
+    budget: int,
+    overlap: int,
+    measure: Callable[[list[Span]], tuple[list[int], list[int]]],
+) -> list[list[tuple[Span, int]]]:
+    """Plan every segment, count the results in one batch, re-plan only the segments that overflowed."""
+    budgets = [budget] * len(segments)
+    plans: list[list[tuple[Span, int]]] = [[] for _ in segments]
+    pending = list(range(len(segments)))
+    for _ in range(_MAX_REPLANS):
+        if not pending:
+            return plans
+        planned = {
+            index: planner.windows(*segments[index], budgets[index] - _SLICE_MARGIN, overlap) for index in pending
+        }
+        flat = [span for index in pending for span in planned[index]]
+        counts, excess = measure(flat)
+        cursor = 0
+        still_over = []
+        for index in pending:
+            size = len(planned[index])
+            worst = max(excess[cursor : cursor + size], default=0)
+            plans[index] = list(zip(planned[index], counts[cursor : cursor + size]))
+            if worst > 0:
+                budgets[index] -= worst + 1
+                if budgets[index] < 4:
+                    raise ValueError(f"cannot fit span {segments[index]} under the token limit")
+                still_over.append(index)
+            cursor += size
+        pending = still_over
+    if pending:
+        raise ValueError(f"token limit still exceeded after {_MAX_REPLANS} re-plans for spans {pending}")
+    return plans
+
+
+def _segments(text: str, pages: Sequence[PageRecord], page_mode: str) -> list[Span]:
+    if page_mode == PAGE_MODE_PAGE:
+        return [(page.char_start, page.char_end) for page in pages if page.text.strip()]
+    return [(0, len(text))] if text.strip() else []
+
+
+def _embedding_reserve(
+    identity: PdfIdentity, pages: Sequence[PageRecord], policy: ChunkPolicy, counter: TokenCounter
+) -> int:
+    """Tokens the phone adds around a child's text: the citation (widest page number) and the prompt."""
+    widest_page = max((page.page for page in pages), default=1)
+    suffix, prompt = counter.count_batch(
+        [" " + citation(identity.source, widest_page), text_to_embed("", identity.source, widest_page, policy.document_prompt)]
+    )
+    return max(suffix, prompt) + 2
+
+
+def _check_page_spans(text: str, pages: Sequence[PageRecord]) -> None:
+    for page in pages:
+        if text[page.char_start : page.char_end] != page.text:
+            raise ValueError(f"page {page.page}: its span does not match the canonical text (use assemble_pages)")
+
+
+def _skip_space(text: str, start: int, end: int) -> int:
+    while start < end and text[start].isspace():
+        start += 1
+    return start
+
+
+def _trim_end(text: str, start: int, end: int) -> int:
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+# --- records --------------------------------------------------------------------------------
+
+
+class _Locator:
+    """Offsets to pages, lines and block structure, by binary search."""
+
+    def __init__(self, layout: DocumentLayout, pages: Sequence[PageRecord]) -> None:
+        self.pages = [page for page in pages if page.text]
+        self.page_starts = [page.char_start for page in self.pages]
+        text = layout.text
+        self.newlines = [index for index, char in enumerate(text) if char == "\n"] if "\n" in text else []
+        self.structures = layout.structures
+        self.structure_starts = [structure.start for structure in layout.structures]
+        self.structure_ends = [structure.end for structure in layout.structures]
+
+    def page_shares(self, span: Span) -> list[tuple[int, int]]:
+        start, end = span
+        shares = []
+        index = max(bisect.bisect_right(self.page_starts, start) - 1, 0)
+        while index < len(self.pages) and self.pages[index].char_start < end:
+            page = self.pages[index]
+            share = min(end, page.char_end) - max(start, page.char_start)
+            if share > 0:
+                shares.append((page.page, share))
+            index += 1
+        return shares
+
+    def principal_page(self, span: Span) -> int:
+        shares = self.page_shares(span)
+        return max(shares, key=lambda item: (item[1], -item[0]))[0] if shares else 1
+
+    def line(self, offset: int) -> int:
+        return bisect.bisect_left(self.newlines, offset) + 1
+
+    def features(self, span: Span) -> tuple[str, ContentFeatures]:
+        start, end = span
+        kinds: Counter[str] = Counter()
+        for index in range(bisect.bisect_right(self.structure_ends, start), bisect.bisect_left(self.structure_starts, end)):
+            structure = self.structures[index]
+            if structure.kind != "heading" or structure.start >= start:
+                kinds[structure.kind] += 1
+        categories = {_CONTENT_CATEGORY.get(kind, "text") for kind in kinds} or {"text"}
+        content_type = categories.pop() if len(categories) == 1 else "mixed"
+        return content_type, ContentFeatures(
+            heading_count=kinds["heading"],
+            list_count=kinds["list"],
+            table_count=kinds["table"],
+            equation_count=kinds["equation"],
+        )
+
+
+def _records(
+    identity: PdfIdentity,
+    policy: ChunkPolicy,
+    layout: DocumentLayout,
+    locator: _Locator,
+    sections: SectionIndex,
+    parent_windows: list[tuple[Span, int]],
+    child_plan: list[list[tuple[Span, int]]],
+) -> ChunkedDocument:
+    document_id = ids.document_uuid(identity.partition_key)
+    doc_uid = ids.doc_uid(identity.partition_key)
+    revision = ids.revision8(layout.text)
+    block_counters: Counter[str] = Counter()
+    policy_hash = policy.policy_hash
+    parents: list[ChunkRecord] = []
+    children: list[ChunkRecord] = []
+
+    def make(draft_span: Span, tokens: int, chunk_type: str, record_id: str, parent: str | None) -> ChunkRecord:
+        start, end = draft_span
+        text = layout.text[start:end]
+        shares = locator.page_shares(draft_span)
+        page = locator.principal_page(draft_span)
+        section = sections.section_at(start)
+        block_key = section.section_id or f"p{page:03d}"
+        block = block_counters[block_key]
+        block_counters[block_key] += 1
+        content_type, features = locator.features(draft_span)
+        return ChunkRecord(
+            id=record_id,
+            text=text,
+            source=identity.source,
+            corpus=identity.corpus,
+            chunk_type=chunk_type,
+            page=page,
+            pages=tuple(number for number, _ in shares) or (page,),
+            tokens=tokens,
+            section=section.section,
+            section_path=section.section_path,
+            section_id=section.section_id,
+            article_num=sections.article_for(start, end),
+            parent_id=parent,
+            table_type=None,
+            char_start=start,
+            char_end=end,
+            line_from=locator.line(start),
+            line_to=locator.line(end - 1),
+            chunk_uid=ids.chunk_uuid(document_id, record_id),
+            document_id=document_id,
+            canonical_id=ids.canonical_id(doc_uid, revision, section.section_id, page, block),
+            hash=ids.content_hash(text),
+            anchor=ids.anchor(text[:_ANCHOR_PREFIX_CHARS]),
+            chunk_index=0,
+            total_chunks=0,
+            has_overlap_previous=False,
+            has_overlap_next=False,
+            content_type=content_type,
+            content_features=features,
+            chunker_version=policy.chunker_version,
+            policy_hash=policy_hash,
+        )
+
+    for parent_index, ((parent_span, parent_tokens), child_windows) in enumerate(zip(parent_windows, child_plan)):
+        parent_page = locator.principal_page(parent_span)
+        parent_record_id = ids.parent_id(identity.source, parent_page, parent_index)
+        parents.append(make(parent_span, parent_tokens, "parent", parent_record_id, None))
+        for child_index, (child_span, child_tokens) in enumerate(child_windows):
+            child_record_id = ids.child_id(parent_record_id, child_index)
+            children.append(make(child_span, child_tokens, "child", child_record_id, parent_record_id))
+    return ChunkedDocument(parents=_sequenced(parents), children=_sequenced(children))
+
+
+def _sequenced(records: list[ChunkRecord]) -> tuple[ChunkRecord, ...]:
+    """Reading-order index, total, and overlap flags against the neighbours of the same type."""
+    total = len(records)
+    out = []
+    for index, record in enumerate(records):
+        previous = records[index - 1] if index else None
+        following = records[index + 1] if index + 1 < total else None
+        out.append(
+            replace(
+                record,
+                chunk_index=index,
+                total_chunks=total,
+                has_overlap_previous=previous is not None and previous.char_end > record.char_start,
+                has_overlap_next=following is not None and record.char_end > following.char_start,
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,320 @@
+"""The per-corpus export files (DESIGN.md section 6), validated, then written atomically.
+
+For a corpus `c`, `write_corpus_exports` writes under `out_dir`:
+
+- `chunks_{c}.txt`: the Google AI Edge RAG SDK file, one line per child and
+  table summary, `core.embed_text.sdk_line` (seed SPEC-SCH-001 §6);
+- `chunks_mode_b_{c}.json`: `{"metadata": {...}, "chunks": [...]}` with every
+  chunk type, each chunk valid against the seed's Draft-07 chunk schema (§5);
+- `chunks_{c}.hepilot.jsonl`: one seed HEPilot `chunk_output` record per chunk,
+  valid against its 2020-12 schema, UUID formats checked;
+- `id_redirects_{c}.json`: every id of the previous `chunks_mode_b_{c}.json`
+  mapped to the id now covering the same text, or to null (`core.redirects`).
+  Without a previous export it is still written, with an empty map and
+  `"previous_generated": null`, so the set of files is always the same and a
+  stale map from an older build never survives.
+
+Order is stable so exports diff cleanly: by source, then chunk type (parent,
+child, table_summary), then `chunk_index`, then id. Given the same chunks,
+the SDK and HEPilot files are byte-identical between builds and the corpus
+JSON differs only in `metadata.generated`.
+
+Crash safety: every chunk is validated while streaming into temp files; only
+when all four are complete are they renamed over the targets, the corpus JSON
+last. The redirect map is computed from the previous corpus JSON, so that file
+is the commit point: until it is replaced, a re-run computes the same
+redirects from the same previous export, and a crash between renames never
+loses the old -> new map.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+import jsonschema
+
+from pocket_assets.core.atomic import atomic_path
+from pocket_assets.core.embed_text import CHUNK_SPLITTER, sdk_line
+from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, to_dict
+from pocket_assets.core.redirects import DEFAULT_MIN_OVERLAP, RedirectStats, compute_redirects
+
+SCHEMA_VERSION = "1.0"  # the corpus file format of seed SPEC-SCH-001 §5.1
+CHUNK_SCHEMA_FILE = "chunk.schema.json"
+HEPILOT_SCHEMA_FILE = "hepilot_chunk_output.schema.json"
+SDK_CHUNK_TYPES: tuple[str, ...] = ("child", "table_summary")  # what the phone embeds
+PREVIEW_LINES = 5
+
+# Keys of CorpusExport.paths and .sizes.
+SDK_FILE = "sdk"
+MODE_B_FILE = "mode_b"
+HEPILOT_FILE = "hepilot"
+REDIRECTS_FILE = "redirects"
+
+
+class ExportError(ValueError):
+    """A chunk that cannot be exported as it is; names the chunk so it can be found upstream."""
+
+    def __init__(self, chunk_id: str | None, reason: str) -> None:
+        self.chunk_id = chunk_id
+        self.reason = reason
+        super().__init__(f"{chunk_id}: {reason}" if chunk_id else reason)
+
+
+@dataclass(frozen=True)
+class SdkLine:
+    """One SDK export line read back: the folded chunk text and its citation."""
+
+    text: str
+    source: str
+    page: int
+
+
+@dataclass(frozen=True)
+class CorpusExport:
+    """What the `android_export` asset reports for one corpus.
+
+    `paths` and `sizes` (bytes) are keyed by SDK_FILE, MODE_B_FILE, HEPILOT_FILE,
+    REDIRECTS_FILE. `counts` holds `chunks`, one entry per chunk type,
+    `sdk_lines` and `sources`. `redirect_stats` is None when there was no
+    previous export to redirect from.
+    """
+
+    corpus: str
+    paths: dict[str, Path]
+    counts: dict[str, int]
+    sizes: dict[str, int]
+    redirect_stats: RedirectStats | None
+    preview_lines: tuple[str, ...]
+
+
+def export_paths(corpus: str, out_dir: Path) -> dict[str, Path]:
+    return {
+        SDK_FILE: out_dir / f"chunks_{corpus}.txt",
+        MODE_B_FILE: out_dir / f"chunks_mode_b_{corpus}.json",
+        HEPILOT_FILE: out_dir / f"chunks_{corpus}.hepilot.jsonl",
+        REDIRECTS_FILE: out_dir / f"id_redirects_{corpus}.json",
+    }
+
+
+def export_order(chunks: Sequence[ChunkRecord]) -> list[ChunkRecord]:
+    """Source, chunk type (parent, child, table_summary), chunk_index, id: stable between builds."""
+    type_rank = {chunk_type: rank for rank, chunk_type in enumerate(CHUNK_TYPES)}
+    return sorted(
+        chunks,
+        key=lambda chunk: (chunk.source, type_rank.get(chunk.chunk_type, len(CHUNK_TYPES)), chunk.chunk_index, chunk.id),
+    )
+
+
+def write_corpus_exports(
+    corpus: str,
+    chunks: Sequence[ChunkRecord],
+    out_dir: Path,
+    generated: str,
+    schema_dir: Path,
+    min_overlap: float = DEFAULT_MIN_OVERLAP,
+) -> CorpusExport:
+    """Write the four files of one corpus; nothing is replaced unless every chunk is valid.
+
+    `chunks` are all the validated chunks of the corpus (every PDF, every type):
+    a PDF whose chunks are not passed in is absent from every file, and its old
+    ids redirect to null. `generated` is the build timestamp written into the
+    metadata (passed in so the library stays deterministic). `schema_dir` holds
+    `chunk.schema.json` and `hepilot_chunk_output.schema.json`.
+
+    Raises ExportError naming the chunk for a chunk of another corpus, a
+    duplicate id, a text holding `<chunk_splitter>`, or a schema violation.
+    """
+    ordered = export_order(chunks)
+    _check_corpus_and_ids(corpus, ordered)
+    chunk_validator = _load_validator(schema_dir / CHUNK_SCHEMA_FILE, jsonschema.Draft7Validator)
+    hepilot_validator = _load_validator(schema_dir / HEPILOT_SCHEMA_FILE, jsonschema.Draft202012Validator)
+    paths = export_paths(corpus, out_dir)
+    previous = read_corpus_json(paths[MODE_B_FILE])
+    redirect_map = compute_redirects(previous["chunks"], ordered, min_overlap) if previous else None
+
+    with ExitStack() as stack:
+        # Entered first, renamed last: the corpus JSON commits the export (module docstring).
+        temps = {name: stack.enter_context(atomic_path(paths[name])) for name in (MODE_B_FILE, HEPILOT_FILE, SDK_FILE, REDIRECTS_FILE)}
+        with ExitStack() as handles:
+            files = {name: handles.enter_context(temp.open("w", encoding="utf-8", newline="\n")) for name, temp in temps.items()}
+            preview = _write_sdk(files[SDK_FILE], ordered)
+            _write_corpus_json(files[MODE_B_FILE], corpus, generated, ordered, chunk_validator)
+            _write_hepilot(files[HEPILOT_FILE], ordered, hepilot_validator)
+            _write_redirects(
+                files[REDIRECTS_FILE],
+                corpus,
+                generated,
+                previous["metadata"].get("generated") if previous else None,
+                redirect_map.redirects if redirect_map else {},
+                redirect_map.stats if redirect_map else None,
+                min_overlap,
+            )
+
+    counts = {"chunks": len(ordered), **{chunk_type: 0 for chunk_type in CHUNK_TYPES}}
+    for chunk in ordered:
+        counts[chunk.chunk_type] = counts.get(chunk.chunk_type, 0) + 1
+    counts["sdk_lines"] = sum(1 for chunk in ordered if chunk.chunk_type in SDK_CHUNK_TYPES)
+    counts["sources"] = len({chunk.source for chunk in ordered})
+    return CorpusExport(
+        corpus=corpus,
+        paths=paths,
+        counts=counts,
+        sizes={name: path.stat().st_size for name, path in paths.items()},
+        redirect_stats=redirect_map.stats if redirect_map else None,
+        preview_lines=preview,
+    )
+
+
+def read_corpus_json(path: Path) -> dict[str, Any] | None:
+    """A previous `chunks_mode_b_*.json`, or None if there is none.
+
+    A file that exists but is not a corpus JSON is an error, not "no previous
+    export": treating it as absent would silently drop every redirect.
+    """
+    if not path.exists():
+        return None
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise ExportError(None, f"{path}: previous export is not valid JSON ({error})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("chunks"), list):
+        raise ExportError(None, f"{path}: previous export has no \"chunks\" list")
+    document.setdefault("metadata", {})
+    return document
+
+
+def parse_sdk_file(path: Path) -> list[SdkLine]:
+    """Read an SDK export back, one SdkLine per line (what the tests and users check a file with)."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [parse_sdk_line(line) for line in lines]
+
+
+def parse_sdk_line(line: str) -> SdkLine:
+    """The citation is the last `[Source: ..., Page N]` of the line, so a text quoting one stays text."""
+    prefix = f"{CHUNK_SPLITTER} "
+    marker = " [Source: "
+    if not line.startswith(prefix) or not line.endswith("]"):
+        raise ValueError(f"not an SDK export line: {line[:80]!r}")
+    cut = line.rfind(marker)
+    source, separator, page = line[cut + len(marker) : -1].rpartition(", Page ")
+    if cut < 0 or not separator or not page.isdigit():
+        raise ValueError(f"SDK export line without a [Source: ..., Page N] citation: {line[:80]!r}")
+    return SdkLine(text=line[len(prefix) : cut], source=source, page=int(page))
+
+
+def _check_corpus_and_ids(corpus: str, chunks: Sequence[ChunkRecord]) -> None:
+    seen: set[str] = set()
+    for chunk in chunks:
+        if chunk.corpus != corpus:
+            raise ExportError(chunk.id, f"belongs to corpus {chunk.corpus!r}, not {corpus!r}")
+        if chunk.id in seen:
+            raise ExportError(chunk.id, "duplicate chunk id in the corpus")
+        seen.add(chunk.id)
+
+
+def _load_validator(path: Path, validator_class: Any) -> jsonschema.protocols.Validator:
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    validator_class.check_schema(schema)
+    return validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+
+
+def _validate(validator: jsonschema.protocols.Validator, document: dict[str, Any], chunk_id: str, schema_name: str) -> None:
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "(record)"
+        raise ExportError(chunk_id, f"invalid against {schema_name} at {where}: {error.message}")
+
+
+def _write_sdk(handle: TextIO, chunks: Sequence[ChunkRecord]) -> tuple[str, ...]:
+    """Returns the first lines, for the UI preview."""
+    preview: list[str] = []
+    for chunk in chunks:
+        if chunk.chunk_type not in SDK_CHUNK_TYPES:
+            continue
+        if CHUNK_SPLITTER in chunk.text or CHUNK_SPLITTER in chunk.source:
+            raise ExportError(chunk.id, f"contains {CHUNK_SPLITTER}, which the Android SDK splits chunks on")
+        line = sdk_line(chunk.text, chunk.source, chunk.page)
+        if len(preview) < PREVIEW_LINES:
+            preview.append(line)
+        handle.write(line + "\n")
+    return tuple(preview)
+
+
+def _write_corpus_json(
+    handle: TextIO,
+    corpus: str,
+    generated: str,
+    chunks: Sequence[ChunkRecord],
+    validator: jsonschema.protocols.Validator,
+) -> None:
+    """Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\\n"`."""
+    metadata = {"corpus": corpus, "generated": generated, "total_chunks": len(chunks), "schema_version": SCHEMA_VERSION}
+    handle.write('{\n  "metadata": ' + _indented(metadata, 2) + ',\n  "chunks": [')
+    for position, chunk in enumerate(chunks):
+        record = to_dict(chunk)
+        _validate(validator, record, chunk.id, CHUNK_SCHEMA_FILE)
+        handle.write(("," if position else "") + "\n    " + _indented(record, 4))
+    handle.write("\n  ]\n}\n" if chunks else "]\n}\n")
+
+
+def _indented(value: Any, level: int) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + " " * level)
+
+
+def _write_hepilot(handle: TextIO, chunks: Sequence[ChunkRecord], validator: jsonschema.protocols.Validator) -> None:
+    for chunk in chunks:
+        record = hepilot_record(chunk)
+        _validate(validator, record, chunk.id, HEPILOT_SCHEMA_FILE)
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def hepilot_record(chunk: ChunkRecord) -> dict[str, Any]:
+    """Seed HEPilot `chunk_output`: our UUIDv5s as ids, `content_type` as its `chunk_type`.
+
+    `chunk_index`/`total_chunks` count within the document and our chunk type
+    (parents, children and summaries are each numbered from 0), since the
+    record has no field to say which of the three a chunk is.
+    """
+    return {
+        "chunk_id": chunk.chunk_uid,
+        "document_id": chunk.document_id,
+        "chunk_index": chunk.chunk_index,
+        "total_chunks": chunk.total_chunks,
+        "content": chunk.text,
+        "token_count": chunk.tokens,
+        "chunk_type": chunk.content_type,
+        "section_path": list(chunk.section_path),
+        "has_overlap_previous": chunk.has_overlap_previous,
+        "has_overlap_next": chunk.has_overlap_next,
+        "content_features": to_dict(chunk.content_features),
+    }
+
+
+def _write_redirects(
+    handle: TextIO,
+    corpus: str,
+    generated: str,
+    previous_generated: str | None,
+    redirects: dict[str, str | None],
+    stats: RedirectStats | None,
+    min_overlap: float,
+) -> None:
+    metadata = {
+        "corpus": corpus,
+        "generated": generated,
+        "previous_generated": previous_generated,
+        "previous_total": stats.previous_total if stats else 0,
+        "mapped": stats.mapped if stats else 0,
+        "unmapped": stats.unmapped if stats else 0,
+        "unchanged": stats.unchanged if stats else 0,
+        "one_to_one": stats.one_to_one if stats else 0,
+        "one_to_one_share": stats.one_to_one_share if stats else None,
+        "min_overlap": min_overlap,
+    }
+    handle.write(json.dumps({"metadata": metadata, "redirects": redirects}, indent=2, ensure_ascii=False) + "\n")

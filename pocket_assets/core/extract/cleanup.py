@@ -1,0 +1,93 @@
+"""Text hygiene: ligatures, odd spaces, hyphenation, page counters and running headers/footers.
+
+Everything here works on short strings or on a few line signatures per page,
+so the cross-page pass stays cheap and memory stays bounded on long manuals.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from typing import Iterable
+
+# Ligatures MuPDF may leave in place when a font maps them to one code point.
+LIGATURES = {
+    "\ufb00": "ff",
+    "\ufb01": "fi",
+    "\ufb02": "fl",
+    "\ufb03": "ffi",
+    "\ufb04": "ffl",
+    "\ufb05": "st",
+    "\ufb06": "st",
+}
+# No-break, thin, narrow and other typographic spaces become a plain space;
+# soft hyphens and zero-width characters disappear.
+ODD_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+INVISIBLES = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+_LIGATURE_TABLE = str.maketrans(LIGATURES)
+_SPACE_RUNS = re.compile(r"[ \t]+")
+
+# A hyphen at a line end followed by a lowercase letter is a word cut by the typesetter.
+_HYPHEN_CUT = re.compile(r"(?<=[^\W\d_])-$")
+
+# Page counters that typesetters put in margins: "page 41 sur 227", "Page 3 of 10",
+# "- 12 -", "12", "R01-1/6", "3/10", "p. 4".
+PAGE_COUNTER = re.compile(
+    r"""^\s*(?:
+        (?:page|p\.)\s*\d+(?:\s*(?:sur|of|/)\s*\d+)?
+      | [-–—]?\s*\d{1,4}\s*[-–—]?
+      | [A-Z]{0,4}\d{0,3}[-_]?\d{1,4}\s*/\s*\d{1,4}
+      | [ivxlcdm]{1,7}
+    )\s*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_DIGITS = re.compile(r"\d+")
+
+# A line repeated in the same margin on this many pages is a running header or footer.
+RUNNING_MIN_PAGES = 3
+
+
+def clean_text(text: str) -> str:
+    """Normalize one span or line: ligatures expanded, odd spaces plain, NFC."""
+    text = text.translate(_LIGATURE_TABLE)
+    text = INVISIBLES.sub("", text)
+    text = ODD_SPACES.sub(" ", text)
+    return unicodedata.normalize("NFC", text)
+
+
+def collapse_spaces(text: str) -> str:
+    return _SPACE_RUNS.sub(" ", text).strip()
+
+
+def join_lines(lines: Iterable[str]) -> str:
+    """Join a paragraph's lines with spaces, re-gluing words hyphenated at a line end."""
+    joined = ""
+    for line in lines:
+        line = collapse_spaces(line)
+        if not line:
+            continue
+        if not joined:
+            joined = line
+        elif _HYPHEN_CUT.search(joined) and line[0].islower():
+            joined = joined[:-1] + line
+        else:
+            joined = f"{joined} {line}"
+    return joined
+
+
+def is_page_counter(text: str) -> bool:
+    return bool(PAGE_COUNTER.match(text))
+
+
+def margin_signature(position: str, text: str) -> str:
+    """What a running header keeps from page to page: its margin and its words, digits masked."""
+    return f"{position}:{_DIGITS.sub('#', collapse_spaces(text).lower())}"
+
+
+def running_signatures(signatures_per_page: Iterable[Iterable[str]]) -> frozenset[str]:
+    """Margin signatures seen on enough distinct pages to be running headers or footers."""
+    counts: Counter[str] = Counter()
+    for signatures in signatures_per_page:
+        counts.update(set(signatures))
+    return frozenset(signature for signature, count in counts.items() if count >= RUNNING_MIN_PAGES)

@@ -1,0 +1,171 @@
+"""One page's Markdown and its blocks, from its scanned lines and the document-wide decisions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pocket_assets.core.document import PageContent
+from pocket_assets.core.extract.cleanup import is_page_counter, join_lines, margin_signature
+from pocket_assets.core.extract.headings import HeadingScale
+from pocket_assets.core.extract.layout import Line, Paragraph, split_paragraphs
+from pocket_assets.core.extract.scan import EMPTY_WARNING, PageScan
+from pocket_assets.core.extract.tables import pipe_table
+from pocket_assets.core.records import Block, TableCells
+
+BLOCK_SEPARATOR = "\n\n"
+CODE_FENCE = "```"
+MONO_CHAR_WIDTH = 0.6  # a monospaced glyph is about 0.6 em wide: turns x offsets into indentation
+
+_BULLET_ITEM = re.compile(r"^\s*[•◦▪▫‣⁃●○■□∙·*–—-]\s+(?=\S)")
+_NUMBERED_ITEM = re.compile(r"^\s*(\d{1,2})[.)]\s+(?=\S)")
+_BULLET_ONLY = re.compile(r"^\s*[•◦▪▫‣⁃●○■□∙·*–—-]\s*$")
+
+
+def starts_list_item(text: str) -> bool:
+    return bool(_BULLET_ITEM.match(text) or _NUMBERED_ITEM.match(text))
+
+
+def _continues_list(paragraph: Paragraph) -> bool:
+    return not paragraph.first.mono and starts_list_item(paragraph.first.text)
+
+
+def list_item_markdown(text: str) -> str:
+    """`• x` -> `- x`, `3) x` -> `3. x`."""
+    numbered = _NUMBERED_ITEM.match(text)
+    if numbered:
+        return f"{numbered.group(1)}. {text[numbered.end():]}"
+    bullet = _BULLET_ITEM.match(text)
+    return f"- {text[bullet.end():]}" if bullet else f"- {text}"
+
+
+def margin_signatures(scan: PageScan) -> tuple[str, ...]:
+    """Signatures of the lines in the page margins, the input of running-header detection."""
+    return tuple(
+        margin_signature(position, line.text)
+        for lines in scan.blocks
+        for line in lines
+        if (position := scan.margin_position(line)) is not None
+    )
+
+
+def strip_margins(scan: PageScan, running: frozenset[str]) -> tuple[list[list[Line]], tuple[str, ...]]:
+    """The page's blocks without running headers, footers and page counters, and what was removed."""
+    kept: list[list[Line]] = []
+    removed: list[str] = []
+    for lines in scan.blocks:
+        block = []
+        for line in lines:
+            position = scan.margin_position(line)
+            if position is not None and (
+                is_page_counter(line.text) or margin_signature(position, line.text) in running
+            ):
+                removed.append(line.text)
+            else:
+                block.append(line)
+        if block:
+            kept.append(block)
+    return kept, tuple(removed)
+
+
+def page_paragraphs(scan: PageScan, running: frozenset[str]) -> tuple[list[Paragraph], tuple[str, ...]]:
+    blocks, removed = strip_margins(scan, running)
+    return _attach_lone_bullets(split_paragraphs(blocks, starts_list_item)), removed
+
+
+def _attach_lone_bullets(paragraphs: list[Paragraph]) -> list[Paragraph]:
+    """A bullet typeset apart from its item's text becomes that item's marker."""
+    merged: list[Paragraph] = []
+    pending: Line | None = None
+    for paragraph in paragraphs:
+        if len(paragraph.lines) == 1 and _BULLET_ONLY.match(paragraph.first.text):
+            pending = paragraph.first
+            continue
+        if pending is not None:
+            first = paragraph.first
+            marked = Line(
+                f"{pending.text.strip()} {first.text.lstrip()}",
+                min(pending.x0, first.x0), first.y0, first.x1, first.y1, first.size, first.bold, first.mono,
+            )
+            paragraph = Paragraph((marked, *paragraph.lines[1:]))
+            pending = None
+        merged.append(paragraph)
+    if pending is not None:
+        merged.append(Paragraph((pending,)))
+    return merged
+
+
+def _code_markdown(paragraphs: list[Paragraph]) -> str:
+    lines = [line for paragraph in paragraphs for line in paragraph.lines]
+    left = min(line.x0 for line in lines)
+    rendered = []
+    for line in lines:
+        indent = round((line.x0 - left) / max(line.size * MONO_CHAR_WIDTH, 1.0))
+        rendered.append(" " * indent + line.text.strip())
+    return "\n".join([CODE_FENCE, *rendered, CODE_FENCE])
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    content: PageContent
+    removed_lines: tuple[str, ...]  # running headers, footers and page counters taken out
+
+
+class _PageWriter:
+    """Appends blocks to the page text, keeping each block's exact span."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.blocks: list[Block] = []
+        self.length = 0
+
+    def add(self, kind: str, text: str, level: int = 0, table: TableCells | None = None) -> None:
+        if not text:
+            return
+        if self.parts:
+            self.parts.append(BLOCK_SEPARATOR)
+            self.length += len(BLOCK_SEPARATOR)
+        self.parts.append(text)
+        self.blocks.append(Block(kind, self.length, self.length + len(text), level, table))
+        self.length += len(text)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def render_page(scan: PageScan, running: frozenset[str], scale: HeadingScale) -> RenderedPage:
+    """The page's Markdown: headings, paragraphs, lists, code and tables, in reading order."""
+    paragraphs, removed = page_paragraphs(scan, running)
+    writer = _PageWriter()
+    tables = list(scan.tables)
+    index = 0
+    while index < len(paragraphs):
+        paragraph = paragraphs[index]
+        while tables and tables[0].bbox[1] <= paragraph.y0:
+            writer.add("table", pipe_table(tables[0].cells), table=tables.pop(0).cells)
+        text = join_lines(line.text for line in paragraph.lines)
+        level = scale.level(paragraph, text)
+        if level:
+            writer.add("heading", f"{'#' * level} {text}", level=level)
+        elif all(line.mono for line in paragraph.lines):
+            run = [paragraph]
+            while index + 1 < len(paragraphs) and all(line.mono for line in paragraphs[index + 1].lines):
+                index += 1
+                run.append(paragraphs[index])
+            writer.add("code", _code_markdown(run))
+        elif starts_list_item(text):
+            items = [list_item_markdown(text)]
+            while index + 1 < len(paragraphs) and _continues_list(paragraphs[index + 1]):
+                index += 1
+                items.append(list_item_markdown(join_lines(line.text for line in paragraphs[index].lines)))
+            writer.add("list", "\n".join(items))
+        else:
+            writer.add("paragraph", text)
+        index += 1
+    for table in tables:
+        writer.add("table", pipe_table(table.cells), table=table.cells)
+    text = writer.text()
+    warnings = scan.warnings
+    if not text and not warnings:
+        warnings = (EMPTY_WARNING,)
+    return RenderedPage(PageContent(scan.number, text, tuple(writer.blocks), warnings), removed)

@@ -1,0 +1,71 @@
+"""The single pass over the PDF: each page reduced to ordered lines, tables and warnings.
+
+This is the only place that touches PyMuPDF pages. What it keeps per page is
+small (lines with their style and position), so everything that needs the
+whole document (running headers, heading levels) runs afterwards without
+re-reading the PDF.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pymupdf
+
+from pocket_assets.core.extract.layout import Line, read_lines
+from pocket_assets.core.extract.ocr import ocr_textpage
+from pocket_assets.core.extract.tables import FoundTable, find_page_tables, may_hold_table
+
+IMAGE_ONLY_WARNING = "image-only page: no text layer (scanned?)"
+EMPTY_WARNING = "empty page"
+MARGIN_SHARE = 0.1  # top and bottom tenth of the page: where running headers and footers sit
+
+
+@dataclass(frozen=True, slots=True)
+class PageScan:
+    """What one page holds, before the document-wide decisions."""
+
+    number: int
+    height: float
+    blocks: tuple[tuple[Line, ...], ...]  # reading order; lines inside tables left out
+    tables: tuple[FoundTable, ...]
+    warnings: tuple[str, ...]
+
+    def margin_position(self, line: Line) -> str | None:
+        """'top' or 'bottom' when the line sits in a page margin band."""
+        if line.y1 <= self.height * MARGIN_SHARE:
+            return "top"
+        if line.y0 >= self.height * (1 - MARGIN_SHARE):
+            return "bottom"
+        return None
+
+
+def scan_page(
+    page: pymupdf.Page, number: int, detect_tables: bool, ocr_language: str | None, tessdata: str | None
+) -> PageScan:
+    """Read one page; OCR it only when asked and it has no text layer."""
+    warnings: list[str] = []
+    blocks = read_lines(page)
+    if not blocks and ocr_language and tessdata and page.get_images():
+        blocks = read_lines(page, ocr_textpage(page, ocr_language, tessdata))
+    if not blocks and page.get_images():
+        warnings.append(IMAGE_ONLY_WARNING)
+    tables: list[FoundTable] = []
+    if detect_tables and blocks and may_hold_table(page):
+        try:
+            tables = find_page_tables(page)
+        except Exception as error:  # a table failure costs the table, never the page
+            warnings.append(f"table detection failed: {error}")
+    if tables:
+        blocks = [
+            [line for line in lines if not any(table.contains(line.x0, line.y0, line.x1, line.y1) for table in tables)]
+            for lines in blocks
+        ]
+        blocks = [lines for lines in blocks if lines]
+    return PageScan(
+        number=number,
+        height=page.rect.height,
+        blocks=tuple(tuple(lines) for lines in blocks),
+        tables=tuple(tables),
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,211 @@
+"""Old chunk id -> new chunk id, so citations saved against a previous export still resolve.
+
+A re-chunk (new chunker version, new policy, changed PDF) re-keys chunks; seed
+"Chunk ID Schema" asks for a redirect map from every old id to the id now
+covering the same text, and for the share of the mapping that is one to one.
+
+Matching is done per (source, chunk_type), never across documents or types:
+
+1. same text: the new chunk with the old chunk's content hash (the same id if
+   several share it, else the one overlapping the old span most);
+2. same document text (the `r=` revision of both canonical ids agrees, so
+   offsets are comparable): the new chunk whose `[char_start, char_end)`
+   overlaps the old span most, if that overlap covers at least `min_overlap`
+   of the old span;
+3. changed document text (offsets no longer comparable): the new chunk that
+   contains the largest share of the old chunk's word 5-grams, if that share
+   is at least `min_overlap`;
+
+otherwise the old id maps to None (its text is gone, e.g. its PDF was removed).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from pocket_assets.core.embed_text import fold_whitespace
+from pocket_assets.core.ids import content_hash
+from pocket_assets.core.records import ChunkRecord
+
+DEFAULT_MIN_OVERLAP = 0.5
+_SHINGLE_WORDS = 5
+
+
+@dataclass(frozen=True)
+class RedirectStats:
+    """What a maintainer checks after a re-chunk (seed target: one-to-one share >= 0.95)."""
+
+    previous_total: int  # ids in the previous export
+    mapped: int  # old ids with a new id
+    unmapped: int  # old ids mapped to None
+    unchanged: int  # old ids mapped to themselves
+    one_to_one: int  # old ids mapped to a new id that no other old id maps to
+
+    @property
+    def one_to_one_share(self) -> float:
+        """1.0 when there was nothing to redirect."""
+        return self.one_to_one / self.previous_total if self.previous_total else 1.0
+
+
+@dataclass(frozen=True)
+class RedirectMap:
+    redirects: dict[str, str | None]  # in the previous export's order
+    stats: RedirectStats
+
+
+@dataclass(frozen=True)
+class _Span:
+    """The part of a chunk that matching looks at, from a record or from a previous export's JSON."""
+
+    id: str
+    group: tuple[str, str]  # (source, chunk_type)
+    hash: str
+    start: int | None
+    end: int | None
+    revision: str | None
+    text: str
+
+    def overlap(self, other: _Span) -> int:
+        if self.start is None or self.end is None or other.start is None or other.end is None:
+            return 0
+        return max(0, min(self.end, other.end) - max(self.start, other.start))
+
+
+def compute_redirects(
+    previous: Sequence[Mapping[str, Any]],
+    current: Sequence[ChunkRecord],
+    min_overlap: float = DEFAULT_MIN_OVERLAP,
+) -> RedirectMap:
+    """Map every chunk of `previous` (dicts as read from a `chunks_mode_b_*.json`) to a chunk of `current`.
+
+    Previous chunks are plain dicts, not records: an export written by an older
+    version may lack fields the current record has. Only `id`, `source`,
+    `chunk_type` and `text` are required; `hash`, `char_start`, `char_end` and
+    `canonical_id` are used when present.
+    """
+    new_groups: dict[tuple[str, str], _GroupIndex] = {}
+    new_spans_by_group: dict[tuple[str, str], list[_Span]] = defaultdict(list)
+    for record in current:
+        span = _span_from_record(record)
+        new_spans_by_group[span.group].append(span)
+    for group, spans in new_spans_by_group.items():
+        new_groups[group] = _GroupIndex(spans)
+
+    redirects: dict[str, str | None] = {}
+    for row in previous:
+        old = _span_from_row(row)
+        index = new_groups.get(old.group)
+        redirects[old.id] = index.best_match(old, min_overlap) if index else None
+    return RedirectMap(redirects=redirects, stats=_stats(redirects))
+
+
+def _stats(redirects: Mapping[str, str | None]) -> RedirectStats:
+    targets = Counter(target for target in redirects.values() if target is not None)
+    mapped = sum(targets.values())
+    return RedirectStats(
+        previous_total=len(redirects),
+        mapped=mapped,
+        unmapped=len(redirects) - mapped,
+        unchanged=sum(1 for old, new in redirects.items() if old == new),
+        one_to_one=sum(1 for new in redirects.values() if new is not None and targets[new] == 1),
+    )
+
+
+class _GroupIndex:
+    """The new chunks of one (source, chunk_type), indexed three ways for the three match rules."""
+
+    def __init__(self, spans: list[_Span]) -> None:
+        self._by_hash: dict[str, list[_Span]] = defaultdict(list)
+        for span in spans:
+            self._by_hash[span.hash].append(span)
+        located = [span for span in spans if span.start is not None and span.end is not None]
+        self._by_start = sorted(located, key=lambda span: (span.start, span.end, span.id))
+        self._starts = [span.start for span in self._by_start]
+        self._longest = max((span.end - span.start for span in located), default=0)  # type: ignore[operator]
+        self._revisions = {span.revision for span in spans}
+        self._spans = spans
+        self._shingle_index: dict[tuple[str, ...], set[int]] | None = None
+
+    def best_match(self, old: _Span, min_overlap: float) -> str | None:
+        same_text = self._by_hash.get(old.hash)
+        if same_text:
+            return min(same_text, key=lambda span: (span.id != old.id, -span.overlap(old), span.id)).id
+        if old.revision is not None and self._revisions == {old.revision}:
+            return self._best_by_offsets(old, min_overlap)
+        return self._best_by_shingles(old, min_overlap)
+
+    def _best_by_offsets(self, old: _Span, min_overlap: float) -> str | None:
+        if old.start is None or old.end is None or old.end <= old.start:
+            return None
+        first = bisect.bisect_left(self._starts, old.start - self._longest)
+        last = bisect.bisect_left(self._starts, old.end)
+        candidates = self._by_start[first:last]
+        best = max(candidates, key=lambda span: (span.overlap(old), -span.start, span.id), default=None)  # type: ignore[operator]
+        if best is None or best.overlap(old) < min_overlap * (old.end - old.start):
+            return None
+        return best.id
+
+    def _best_by_shingles(self, old: _Span, min_overlap: float) -> str | None:
+        old_shingles = _shingles(old.text)
+        if not old_shingles:
+            return None
+        index = self._shingles()
+        hits: Counter[int] = Counter()
+        for shingle in old_shingles:
+            hits.update(index.get(shingle, ()))
+        if not hits:
+            return None
+        position, count = min(hits.items(), key=lambda item: (-item[1], item[0]))
+        return self._spans[position].id if count >= min_overlap * len(old_shingles) else None
+
+    def _shingles(self) -> dict[tuple[str, ...], set[int]]:
+        """Built on first use: only documents whose text changed need it."""
+        if self._shingle_index is None:
+            self._shingle_index = defaultdict(set)
+            for position, span in enumerate(self._spans):
+                for shingle in _shingles(span.text):
+                    self._shingle_index[shingle].add(position)
+        return self._shingle_index
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = fold_whitespace(text).split(" ")
+    if len(words) < _SHINGLE_WORDS:
+        return {tuple(words)} if words != [""] else set()
+    return {tuple(words[i : i + _SHINGLE_WORDS]) for i in range(len(words) - _SHINGLE_WORDS + 1)}
+
+
+def _revision(canonical: str | None) -> str | None:
+    """The `r=rev8` part of a canonical id: equal revisions mean offsets point into the same text."""
+    for part in (canonical or "").split("|"):
+        if part.startswith("r="):
+            return part[2:]
+    return None
+
+
+def _span_from_record(record: ChunkRecord) -> _Span:
+    return _Span(
+        id=record.id,
+        group=(record.source, record.chunk_type),
+        hash=record.hash,
+        start=record.char_start,
+        end=record.char_end,
+        revision=_revision(record.canonical_id),
+        text=record.text,
+    )
+
+
+def _span_from_row(row: Mapping[str, Any]) -> _Span:
+    start, end = row.get("char_start"), row.get("char_end")
+    return _Span(
+        id=row["id"],
+        group=(row["source"], row["chunk_type"]),
+        hash=row.get("hash") or content_hash(row["text"]),
+        start=int(start) if start is not None else None,
+        end=int(end) if end is not None else None,
+        revision=_revision(row.get("canonical_id")),
+        text=row["text"],
+    )

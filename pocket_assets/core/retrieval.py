@@ -1,0 +1,350 @@
+"""Retrieval evaluation: does a chunker version make the right page easier to find?
+
+A gold file lists questions with the documents and pages (1-based) that answer
+them. Chunks are ranked per question (BM25 here; dense and hybrid rankings come
+from `embeddings.py` and `fuse_rankings`), and one shared piece of arithmetic
+turns any ranking into hit@k and MRR. A hit is a retrieved chunk from an
+expected document whose `pages` intersect the expected pages, because a citation
+to the wrong page is a wrong answer for the people reading it.
+
+Docs: docs/gold-format.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import bm25s
+import numpy as np
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH
+
+from pocket_assets.core.records import ChunkRecord
+
+DEFAULT_K_VALUES: tuple[int, ...] = (1, 3, 5, 10)
+# What the phone searches: parents only give context to the LLM, they are never retrieved.
+SEARCHABLE_CHUNK_TYPES: tuple[str, ...] = ("child", "table_summary")
+# Snowball stemmer per corpus; a corpus not listed is stemmed as English.
+CORPUS_LANGUAGES: Mapping[str, str] = {"fr": "french", "intl": "english"}
+DEFAULT_LANGUAGE = "english"
+RRF_K = 60
+
+_GOLD_REQUIRED = ("id", "question", "corpus", "expected_docs", "expected_pages")
+_GOLD_OPTIONAL = ("expected_chunk_id", "notes")
+_WORD = re.compile(r"[^\W_]+")
+_LINE_BREAK_HYPHEN = re.compile(r"(?<=[^\W\d_])-\n(?=[^\W\d_])")
+
+
+class GoldFormatError(ValueError):
+    """A gold file that does not follow docs/gold-format.md; the message names file and line."""
+
+
+@dataclass(frozen=True)
+class GoldQuestion:
+    """One question and where its answer is. An empty `expected_pages` accepts any page of the documents.
+
+    `expected_chunk_id`, when set, makes only that chunk a hit: chunk ids change with the
+    chunker, so such a gold file measures one chunker version, not a comparison.
+    """
+
+    id: str
+    question: str
+    corpus: str
+    expected_docs: tuple[str, ...]
+    expected_pages: tuple[int, ...]
+    expected_chunk_id: str | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """One row of the per-question table: where the first hit came, and what came first."""
+
+    question_id: str
+    corpus: str
+    first_hit_rank: int | None  # 1-based rank of the first hit within the ranking depth, None if missed
+    top_ids: tuple[str, ...]
+    top_pages: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class RetrievalReport:
+    """`metrics` holds `hit@k` for each k and `mrr` (MRR@max(k)), each in [0, 1], plus `questions`."""
+
+    method: str
+    k_values: tuple[int, ...]
+    metrics: dict[str, float]
+    corpus_metrics: dict[str, dict[str, float]]
+    rows: tuple[QuestionResult, ...]
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    def table(self) -> list[dict[str, Any]]:
+        """Plain rows for a metadata table or a DataFrame (ids and pages joined as text)."""
+        return [
+            {
+                "question_id": row.question_id,
+                "corpus": row.corpus,
+                "first_hit_rank": row.first_hit_rank,
+                "top_ids": " ".join(row.top_ids),
+                "top_pages": " ".join(",".join(map(str, pages)) for pages in row.top_pages),
+            }
+            for row in self.rows
+        ]
+
+
+# --- gold file ------------------------------------------------------------------------------
+
+
+def load_gold(path: Path) -> tuple[GoldQuestion, ...]:
+    """Read a `.jsonl` file (one question per line) or a `.json` array; errors name the line."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        entries = [
+            (number, _parse_json(line, path, number))
+            for number, line in enumerate(text.splitlines(), start=1)
+            if line.strip() and not line.lstrip().startswith("//")
+        ]
+    else:
+        document = _parse_json(text, path, 1)
+        if not isinstance(document, list):
+            raise GoldFormatError(f"{path}: a .json gold file holds an array of questions")
+        entries = [(index, entry) for index, entry in enumerate(document, start=1)]
+    questions = tuple(_gold_question(entry, f"{path}:{where}") for where, entry in entries)
+    _check_unique_ids(questions, path)
+    return questions
+
+
+def _parse_json(text: str, path: Path, line: int) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise GoldFormatError(f"{path}:{line}: not valid JSON ({error})") from None
+
+
+def _gold_question(entry: Any, where: str) -> GoldQuestion:
+    if not isinstance(entry, dict):
+        raise GoldFormatError(f"{where}: a question is a JSON object")
+    missing = [key for key in _GOLD_REQUIRED if key not in entry]
+    unknown = sorted(set(entry) - set(_GOLD_REQUIRED) - set(_GOLD_OPTIONAL))
+    if missing or unknown:
+        raise GoldFormatError(f"{where}: missing fields {missing}, unknown fields {unknown}")
+    docs, pages = entry["expected_docs"], entry["expected_pages"]
+    if not isinstance(docs, list) or not docs or not all(isinstance(doc, str) and doc for doc in docs):
+        raise GoldFormatError(f"{where}: expected_docs must be a non-empty list of file names")
+    if not isinstance(pages, list) or not all(isinstance(page, int) and page >= 1 for page in pages):
+        raise GoldFormatError(f"{where}: expected_pages must be a list of 1-based page numbers")
+    for key in ("id", "question", "corpus"):
+        if not isinstance(entry[key], str) or not entry[key].strip():
+            raise GoldFormatError(f"{where}: {key} must be a non-empty string")
+    chunk_id = entry.get("expected_chunk_id")
+    if chunk_id is not None and not isinstance(chunk_id, str):
+        raise GoldFormatError(f"{where}: expected_chunk_id must be a string or null")
+    return GoldQuestion(
+        id=entry["id"],
+        question=entry["question"],
+        corpus=entry["corpus"],
+        expected_docs=tuple(docs),
+        expected_pages=tuple(sorted(set(pages))),
+        expected_chunk_id=chunk_id,
+        notes=entry.get("notes"),
+    )
+
+
+def _check_unique_ids(questions: Sequence[GoldQuestion], path: Path) -> None:
+    seen: set[str] = set()
+    for question in questions:
+        if question.id in seen:
+            raise GoldFormatError(f"{path}: question id {question.id!r} appears twice")
+        seen.add(question.id)
+
+
+# --- metric arithmetic (shared by BM25, dense and hybrid) -----------------------------------
+
+
+def is_hit(chunk: ChunkRecord, question: GoldQuestion) -> bool:
+    if question.expected_chunk_id is not None:
+        return chunk.id == question.expected_chunk_id
+    if chunk.source not in question.expected_docs:
+        return False
+    return not question.expected_pages or not set(chunk.pages).isdisjoint(question.expected_pages)
+
+
+def evaluate_rankings(
+    rankings: Mapping[str, Sequence[ChunkRecord]],
+    questions: Sequence[GoldQuestion],
+    k_values: Sequence[int] = DEFAULT_K_VALUES,
+    method: str = "custom",
+) -> RetrievalReport:
+    """hit@k = share of questions with a hit in their top k; MRR = mean of 1/rank of the first hit
+    within the top max(k) (0 when none). A question absent from `rankings` counts as a miss."""
+    ks = tuple(sorted(set(k_values)))
+    if not ks or ks[0] < 1:
+        raise ValueError(f"k values must be positive integers, got {tuple(k_values)}")
+    if not questions:
+        raise ValueError("no questions to evaluate")
+    depth = ks[-1]
+    rows = []
+    for question in questions:
+        top = list(rankings.get(question.id, ()))[:depth]
+        rank = next((position for position, chunk in enumerate(top, start=1) if is_hit(chunk, question)), None)
+        rows.append(
+            QuestionResult(
+                question_id=question.id,
+                corpus=question.corpus,
+                first_hit_rank=rank,
+                top_ids=tuple(chunk.id for chunk in top),
+                top_pages=tuple(chunk.pages for chunk in top),
+            )
+        )
+    corpora = sorted({row.corpus for row in rows})
+    return RetrievalReport(
+        method=method,
+        k_values=ks,
+        metrics=_metrics(rows, ks),
+        corpus_metrics={corpus: _metrics([row for row in rows if row.corpus == corpus], ks) for corpus in corpora},
+        rows=tuple(rows),
+    )
+
+
+def _metrics(rows: Sequence[QuestionResult], ks: tuple[int, ...]) -> dict[str, float]:
+    ranks = [row.first_hit_rank for row in rows]
+    metrics = {f"hit@{k}": sum(rank is not None and rank <= k for rank in ranks) / len(ranks) for k in ks}
+    metrics["mrr"] = sum(1.0 / rank for rank in ranks if rank is not None) / len(ranks)
+    metrics["questions"] = float(len(ranks))
+    return metrics
+
+
+def gold_warnings(chunks: Sequence[ChunkRecord], questions: Sequence[GoldQuestion]) -> tuple[str, ...]:
+    """Questions that cannot score whatever the ranking: their document, page or chunk id is absent."""
+    ids = {chunk.id for chunk in chunks}
+    pages_by_doc: dict[tuple[str, str], set[int]] = {}
+    for chunk in chunks:
+        pages_by_doc.setdefault((chunk.corpus, chunk.source), set()).update(chunk.pages)
+    warnings = []
+    for question in questions:
+        if question.expected_chunk_id is not None and question.expected_chunk_id not in ids:
+            warnings.append(f"{question.id}: expected_chunk_id {question.expected_chunk_id} is not among the chunks")
+            continue
+        known = [pages_by_doc.get((question.corpus, doc)) for doc in question.expected_docs]
+        if all(pages is None for pages in known):
+            warnings.append(f"{question.id}: none of {list(question.expected_docs)} is in corpus {question.corpus}")
+        elif question.expected_pages and all(
+            pages is None or pages.isdisjoint(question.expected_pages) for pages in known
+        ):
+            warnings.append(f"{question.id}: no chunk covers pages {list(question.expected_pages)}")
+    return tuple(warnings)
+
+
+# --- tokenization ---------------------------------------------------------------------------
+
+
+def fold_accents(text: str) -> str:
+    """`é` -> `e`, `ﬁ` -> `fi`: PDFs and people spell the same word with and without them."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(character for character in decomposed if not unicodedata.combining(character))
+
+
+_STOPWORDS = frozenset(fold_accents(word) for word in (*STOPWORDS_FRENCH, *STOPWORDS_EN_PLUS))
+
+
+@functools.lru_cache(maxsize=8)
+def _stemmer(language: str) -> Stemmer.Stemmer:
+    return Stemmer.Stemmer(language)
+
+
+def language_of(corpus: str) -> str:
+    return CORPUS_LANGUAGES.get(corpus, DEFAULT_LANGUAGE)
+
+
+def tokenize(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """Lowercase words, line-break hyphens rejoined, FR+EN stopwords and one-letter words dropped,
+    Snowball-stemmed in `language` (stemmers expect accents), then accent-folded."""
+    joined = _LINE_BREAK_HYPHEN.sub("", unicodedata.normalize("NFKC", text).lower())
+    words = [word for word in _WORD.findall(joined) if len(word) > 1 and fold_accents(word) not in _STOPWORDS]
+    return [fold_accents(stem) for stem in _stemmer(language).stemWords(words)]
+
+
+# --- BM25 -----------------------------------------------------------------------------------
+
+
+def searchable_chunks(
+    chunks: Iterable[ChunkRecord], chunk_types: Sequence[str] = SEARCHABLE_CHUNK_TYPES
+) -> list[ChunkRecord]:
+    """The chunks a phone would search, in id order so that ties rank the same in every run."""
+    return sorted((chunk for chunk in chunks if chunk.chunk_type in chunk_types), key=lambda chunk: chunk.id)
+
+
+def bm25_rankings(
+    chunks: Sequence[ChunkRecord],
+    questions: Sequence[GoldQuestion],
+    depth: int = max(DEFAULT_K_VALUES),
+    chunk_types: Sequence[str] = SEARCHABLE_CHUNK_TYPES,
+) -> dict[str, list[ChunkRecord]]:
+    """Top `depth` chunks per question, searched in the question's corpus only (one index per corpus)."""
+    by_corpus: dict[str, list[ChunkRecord]] = {}
+    for chunk in searchable_chunks(chunks, chunk_types):
+        by_corpus.setdefault(chunk.corpus, []).append(chunk)
+    rankings: dict[str, list[ChunkRecord]] = {}
+    for corpus in sorted({question.corpus for question in questions}):
+        corpus_chunks = by_corpus.get(corpus, [])
+        corpus_questions = [question for question in questions if question.corpus == corpus]
+        if not corpus_chunks:
+            rankings.update({question.id: [] for question in corpus_questions})
+            continue
+        language = language_of(corpus)
+        retriever = bm25s.BM25()
+        retriever.index([tokenize(chunk.text, language) for chunk in corpus_chunks], show_progress=False)
+        for question in corpus_questions:
+            scores = retriever.get_scores(tokenize(question.question, language))
+            rankings[question.id] = [corpus_chunks[index] for index in top_indices(scores, depth)]
+    return rankings
+
+
+def top_indices(scores: np.ndarray, depth: int) -> list[int]:
+    """Best first; equal scores keep index order; zero scores (no shared term) are not retrieved."""
+    order = np.argsort(-scores, kind="stable")[:depth]
+    return [int(index) for index in order if scores[index] > 0]
+
+
+def evaluate_bm25(
+    chunks: Sequence[ChunkRecord],
+    questions: Sequence[GoldQuestion],
+    k_values: Sequence[int] = DEFAULT_K_VALUES,
+    chunk_types: Sequence[str] = SEARCHABLE_CHUNK_TYPES,
+) -> RetrievalReport:
+    rankings = bm25_rankings(chunks, questions, depth=max(k_values), chunk_types=chunk_types)
+    report = evaluate_rankings(rankings, questions, k_values, method="bm25")
+    searched = searchable_chunks(chunks, chunk_types)
+    return dataclasses.replace(report, warnings=gold_warnings(searched, questions))
+
+
+# --- fusion ---------------------------------------------------------------------------------
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[str]:
+    """Cormack et al. (2009): score(id) = sum over rankings of 1 / (k + rank). Ties: first seen first."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores, key=lambda item: -scores[item])
+
+
+def fuse_rankings(
+    per_method: Sequence[Mapping[str, Sequence[ChunkRecord]]], k: int = RRF_K
+) -> dict[str, list[ChunkRecord]]:
+    """Hybrid ranking per question: RRF over the chunk ids of each method's ranking."""
+    fused: dict[str, list[ChunkRecord]] = {}
+    for question_id in sorted({question_id for rankings in per_method for question_id in rankings}):
+        lists = [rankings.get(question_id, ()) for rankings in per_method]
+        by_id = {chunk.id: chunk for ranking in lists for chunk in ranking}
+        order = reciprocal_rank_fusion([[chunk.id for chunk in ranking] for ranking in lists], k)
+        fused[question_id] = [by_id[chunk_id] for chunk_id in order]
+    return fused

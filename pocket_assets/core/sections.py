@@ -1,0 +1,114 @@
+"""The heading tree of a document: which section and article every offset belongs to.
+
+Citations name a section (`Article 4 ...`), a dot path (`2.4.1`, seed Chunk ID
+Schema) and an article number (`4.1`, seed SPEC-SCH-001), so every chunk needs
+them; they are computed once per document from the heading blocks and looked up
+by offset with a binary search.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from pocket_assets.core.embed_text import fold_whitespace
+from pocket_assets.core.records import PageRecord
+
+# A heading's own number ("4.1 Title", "Article 4.1 - Title", "## 2.3").
+_HEADING_NUMBER = re.compile(r"^(?:article\s+)?(\d+(?:\.\d+)*)\b", re.IGNORECASE)
+# A numbered paragraph: a line that opens with a dotted number ("4.1 Chaque coup ...").
+_NUMBERED_LINE = re.compile(r"^[ \t]*(?:Article\s+)?(\d+(?:\.\d+)+)\.?(?=[ \t\n])", re.MULTILINE)
+_HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*")
+
+
+@dataclass(frozen=True)
+class SectionInfo:
+    """Where an offset sits in the heading tree; the empty tree gives all-None."""
+
+    section_path: tuple[str, ...] = ()
+    section: str | None = None  # deepest h1/h2 title on the path
+    section_id: str | None = None  # dot path like "2.4.1"
+
+
+@dataclass(frozen=True)
+class SectionIndex:
+    heading_starts: tuple[int, ...]
+    infos: tuple[SectionInfo, ...]
+    article_starts: tuple[int, ...]
+    article_numbers: tuple[str | None, ...]  # None resets at an h1/h2 heading
+
+    def section_at(self, offset: int) -> SectionInfo:
+        index = bisect.bisect_right(self.heading_starts, offset) - 1
+        return self.infos[index] if index >= 0 else SectionInfo()
+
+    def article_for(self, start: int, end: int) -> str | None:
+        """The first article number opened inside the span, else the one in force at its start."""
+        first_inside = bisect.bisect_left(self.article_starts, start)
+        if first_inside < len(self.article_starts) and self.article_starts[first_inside] < end:
+            number = self.article_numbers[first_inside]
+            if number is not None:
+                return number
+        before = first_inside - 1
+        return self.article_numbers[before] if before >= 0 else None
+
+
+def heading_title(raw: str) -> str:
+    return fold_whitespace(_HEADING_MARKS.sub("", raw))
+
+
+def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
+    """Walk the heading blocks in reading order, keeping a stack of open headings.
+
+    A heading's dot path counts it among its siblings under the nearest shallower
+    heading, so a document that starts at h2 still numbers from 1.
+    """
+    heading_starts: list[int] = []
+    infos: list[SectionInfo] = []
+    markers: dict[int, str | None] = {}
+    heading_spans: list[tuple[int, int]] = []
+    stack: list[tuple[int, str, int]] = []  # (level, title, ordinal among siblings)
+    child_counts: list[int] = [0]  # children seen under each open node; [0] is the root
+    for page in pages:
+        for block in sorted(page.blocks, key=lambda item: item.char_start):
+            if block.kind != "heading":
+                continue
+            title = heading_title(page.text[block.char_start : block.char_end])
+            if not title:
+                continue
+            level = block.level if 1 <= block.level <= 6 else 1
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+                child_counts.pop()
+            child_counts[-1] += 1
+            stack.append((level, title, child_counts[-1]))
+            child_counts.append(0)
+            start = page.char_start + block.char_start
+            heading_spans.append((start, page.char_start + block.char_end))
+            heading_starts.append(start)
+            path = tuple(entry[1] for entry in stack)
+            section = next((entry[1] for entry in reversed(stack) if entry[0] <= 2), None)
+            infos.append(SectionInfo(path, section, ".".join(str(entry[2]) for entry in stack)))
+            number = _HEADING_NUMBER.match(title)
+            if level <= 2:
+                markers[start] = None
+            elif number:
+                markers[start] = number.group(1)
+    for page in pages:
+        for match in _NUMBERED_LINE.finditer(page.text):
+            offset = page.char_start + match.start(1)
+            if not _inside(heading_spans, offset) and offset not in markers:
+                markers[offset] = match.group(1)
+    ordered = sorted(markers.items())
+    return SectionIndex(
+        heading_starts=tuple(heading_starts),
+        infos=tuple(infos),
+        article_starts=tuple(offset for offset, _ in ordered),
+        article_numbers=tuple(number for _, number in ordered),
+    )
+
+
+def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
+    index = bisect.bisect_right(spans, (offset, float("inf"))) - 1
+    return index >= 0 and spans[index][0] <= offset < spans[index][1]

@@ -1,0 +1,379 @@
+"""The gates every chunk passes before export (DESIGN.md section 5), as plain results.
+
+Three gates per partition, each a separate verdict so a Dagster check can map one
+gate to one blocking asset check:
+
+- `expectations`: the Great Expectations 1.x suite `expectations/chunks.partition.json`.
+  The suite is the single source of the numeric rules (lengths, token caps, sets,
+  patterns); this module only feeds it a DataFrame and two run-time parameters.
+- `json_schema`: the seed's Draft-07 chunk schema on every record as the export writes it.
+- `coverage`: every page with text has a chunk, parent and child texts are their
+  offsets' slice of the canonical text, and children cover the text outside tables.
+
+`validate_corpus_ids` runs `expectations/chunks.corpus.json` over every exported chunk.
+
+Great Expectations takes seconds to import, so it is imported inside `load_gates`
+only: importing this module stays cheap, and a process pays for GE once.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+import jsonschema
+
+from pocket_assets.core.document import canonical_text
+from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.records import ChunkRecord, PageRecord, to_dict
+
+if TYPE_CHECKING:
+    import pandas
+    from great_expectations.core import ExpectationSuite
+    from great_expectations.core.batch_definition import BatchDefinition
+    from great_expectations.data_context import AbstractDataContext
+
+# Gate names: one blocking asset check each.
+EXPECTATIONS_GATE = "expectations"
+SCHEMA_GATE = "json_schema"
+COVERAGE_GATE = "coverage"
+CORPUS_IDS_GATE = "corpus_ids"
+PARTITION_GATES: tuple[str, ...] = (EXPECTATIONS_GATE, SCHEMA_GATE, COVERAGE_GATE)
+
+# Files under `expectations/`.
+PARTITION_SUITE_FILE = "chunks.partition.json"
+CORPUS_SUITE_FILE = "chunks.corpus.json"
+CHUNK_SCHEMA_FILE = "chunk.schema.json"
+
+# Coverage expectations (plain Python, not GE: they compare chunks with the pages).
+PAGES_HAVE_CHUNKS = "pages_with_text_have_a_chunk"
+TEXT_MATCHES_OFFSETS = "text_is_canonical_slice"
+CHILDREN_COVER_TEXT = "children_cover_text_outside_tables"
+
+OFFENDING_LIMIT = 10
+# The partition suite's `$PARAMETER`s; anything else in a suite is a configuration error.
+SUITE_PARAMETERS: frozenset[str] = frozenset({"parent_ids", "parent_tokens"})
+# Columns the suites may read; the frame holds nothing else, to keep GE's copies small.
+FRAME_COLUMNS: tuple[str, ...] = ("id", "page", "chunk_type", "corpus", "source", "text", "tokens", "parent_id")
+_IDENTITY_COLUMNS = ["id", "page"]
+_RESULT_FORMAT = {
+    "result_format": "SUMMARY",
+    "unexpected_index_column_names": _IDENTITY_COLUMNS,
+    "partial_unexpected_count": OFFENDING_LIMIT,
+}
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """One expectation's verdict. Failures are the results with `passed=False`.
+
+    `offending` holds the first `OFFENDING_LIMIT` (chunk id, page) pairs. Coverage
+    results that are about text rather than chunks use a descriptive label instead
+    of a chunk id: the partition key for an uncovered page, `"<key> chars A-B"` for
+    an uncovered character range (A inclusive, B exclusive, canonical text offsets).
+    """
+
+    gate: str
+    expectation: str
+    passed: bool
+    checked_count: int
+    unexpected_count: int
+    offending: tuple[tuple[str, int], ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class GateReport:
+    partition_key: str
+    chunk_count: int
+    results: tuple[GateResult, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(result.passed for result in self.results)
+
+    def failures(self) -> tuple[GateResult, ...]:
+        return tuple(result for result in self.results if not result.passed)
+
+    def gate_results(self, gate: str) -> tuple[GateResult, ...]:
+        return tuple(result for result in self.results if result.gate == gate)
+
+    def gate_passed(self, gate: str) -> bool:
+        """A gate with no result counts as failed: a check that did not run must not pass."""
+        results = self.gate_results(gate)
+        return bool(results) and all(result.passed for result in results)
+
+
+@dataclass(frozen=True)
+class Gates:
+    """Everything loaded once per process: the GE context and suites, the schema validator."""
+
+    context: AbstractDataContext
+    batch_definition: BatchDefinition
+    partition_suite: ExpectationSuite
+    corpus_suite: ExpectationSuite
+    chunk_schema: jsonschema.Draft7Validator
+
+
+def load_gates(expectations_dir: Path) -> Gates:
+    """Load the suites and the schema; the only place Great Expectations is imported."""
+    import great_expectations as gx
+    from great_expectations.core import ExpectationSuite
+    from great_expectations.data_context.types.base import (
+        DataContextConfig,
+        InMemoryStoreBackendDefaults,
+        ProgressBarsConfig,
+    )
+
+    config = DataContextConfig(
+        store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
+        progress_bars=ProgressBarsConfig(globally=False),
+        analytics_enabled=False,
+    )
+    context = gx.get_context(mode="ephemeral", project_config=config)
+    batch_definition = (
+        context.data_sources.add_pandas("chunks")
+        .add_dataframe_asset("chunks")
+        .add_batch_definition_whole_dataframe("partition")
+    )
+    suites = {}
+    for file_name in (PARTITION_SUITE_FILE, CORPUS_SUITE_FILE):
+        suite_json = json.loads((expectations_dir / file_name).read_text(encoding="utf-8"))
+        _check_suite_json(file_name, suite_json)
+        suites[file_name] = ExpectationSuite(**suite_json)
+    schema = json.loads((expectations_dir / CHUNK_SCHEMA_FILE).read_text(encoding="utf-8"))
+    jsonschema.Draft7Validator.check_schema(schema)
+    return Gates(
+        context=context,
+        batch_definition=batch_definition,
+        partition_suite=suites[PARTITION_SUITE_FILE],
+        corpus_suite=suites[CORPUS_SUITE_FILE],
+        chunk_schema=jsonschema.Draft7Validator(schema),
+    )
+
+
+def _check_suite_json(file_name: str, suite_json: Mapping[str, Any]) -> None:
+    """Fail at load, not mid-run: results are matched back to expectations by `meta.name`."""
+    names = [expectation.get("meta", {}).get("name") for expectation in suite_json["expectations"]]
+    if None in names or len(set(names)) != len(names):
+        raise ValueError(f"{file_name}: every expectation needs a unique meta.name, got {names}")
+    unknown = _parameters_in(suite_json["expectations"]) - SUITE_PARAMETERS
+    if unknown:
+        raise ValueError(f"{file_name}: unknown $PARAMETER {sorted(unknown)}; known: {sorted(SUITE_PARAMETERS)}")
+
+
+def _parameters_in(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        found = {value["$PARAMETER"]} if "$PARAMETER" in value else set()
+        return found.union(*(_parameters_in(item) for item in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_parameters_in(item) for item in value))
+    return set()
+
+
+def validate_partition(
+    gates: Gates,
+    partition_key: str,
+    chunks: Sequence[ChunkRecord],
+    pages: Sequence[PageRecord],
+    policy: ChunkPolicy,
+) -> GateReport:
+    """Every partition gate over one PDF's parents, children and table summaries together."""
+    results = (
+        check_expectations(gates, chunks, policy)
+        + check_schema(gates, chunks)
+        + check_coverage(partition_key, chunks, pages)
+    )
+    return GateReport(partition_key=partition_key, chunk_count=len(chunks), results=results)
+
+
+def validate_corpus_ids(gates: Gates, chunks: Sequence[ChunkRecord], label: str = "corpus") -> GateReport:
+    """Ids unique across every exported chunk: partitions are gated one by one, this joins them."""
+    results = _run_suite(gates, gates.corpus_suite, CORPUS_IDS_GATE, _frame(chunks), {})
+    return GateReport(partition_key=label, chunk_count=len(chunks), results=results)
+
+
+def check_expectations(gates: Gates, chunks: Sequence[ChunkRecord], policy: ChunkPolicy) -> tuple[GateResult, ...]:
+    parameters = {
+        "parent_ids": sorted({chunk.id for chunk in chunks if chunk.chunk_type == "parent"}),
+        "parent_tokens": policy.parent_tokens,
+    }
+    return _run_suite(gates, gates.partition_suite, EXPECTATIONS_GATE, _frame(chunks), parameters)
+
+
+def _frame(chunks: Sequence[ChunkRecord]) -> pandas.DataFrame:
+    import pandas
+
+    columns = {name: [getattr(chunk, name) for chunk in chunks] for name in FRAME_COLUMNS}
+    frame = pandas.DataFrame(columns, columns=list(FRAME_COLUMNS))
+    # An empty partition still needs typed numeric columns for the range expectations.
+    return frame.astype({"page": "int64", "tokens": "int64"}) if frame.empty else frame
+
+
+def _run_suite(
+    gates: Gates, suite: ExpectationSuite, gate: str, frame: pandas.DataFrame, parameters: Mapping[str, Any]
+) -> tuple[GateResult, ...]:
+    batch = gates.batch_definition.get_batch(batch_parameters={"dataframe": frame})
+    outcome = batch.validate(suite, result_format=_RESULT_FORMAT, expectation_parameters=dict(parameters))
+    # GE reorders results by metric dependencies; report them in the suite's order.
+    order = {expectation.meta["name"]: index for index, expectation in enumerate(suite.expectations)}
+    in_suite_order = sorted(outcome.results, key=lambda result: order[result.expectation_config.meta["name"]])
+    return tuple(_expectation_result(gate, result) for result in in_suite_order)
+
+
+def _expectation_result(gate: str, result: Any) -> GateResult:
+    config = result.expectation_config
+    label = f"{config.meta['name']}: {config.type}({config.kwargs.get('column', '')})"
+    error = _exception_message(result.exception_info)
+    if error:
+        return GateResult(gate, label, passed=False, checked_count=0, unexpected_count=0, note=error)
+    details = result.result
+    offending = tuple(
+        (str(row["id"]), int(row["page"])) for row in details.get("partial_unexpected_index_list") or ()
+    )
+    return GateResult(
+        gate=gate,
+        expectation=label,
+        passed=bool(result.success),
+        checked_count=int(details.get("element_count") or 0),
+        unexpected_count=int(details.get("unexpected_count") or 0),
+        offending=offending[:OFFENDING_LIMIT],
+        note=config.meta.get("rule", ""),
+    )
+
+
+def _exception_message(info: Mapping[str, Any] | None) -> str:
+    """GE reports an expectation that could not run either flat or keyed by metric."""
+    if not info:
+        return ""
+    entries = [info] if "raised_exception" in info else list(info.values())
+    messages = sorted({str(entry.get("exception_message")) for entry in entries if entry.get("raised_exception")})
+    return "; ".join(messages)
+
+
+def check_schema(gates: Gates, chunks: Sequence[ChunkRecord]) -> tuple[GateResult, ...]:
+    """Every record, as `to_dict` writes it, against the seed's Draft-07 chunk schema.
+
+    One result per violated schema rule (e.g. `properties/text/minLength`), so the
+    check names the rule, not just "invalid".
+    """
+    validator = gates.chunk_schema
+    offenders: dict[str, list[tuple[str, int]]] = {}
+    first_message: dict[str, str] = {}
+    for chunk in chunks:
+        record = to_dict(chunk)
+        if validator.is_valid(record):
+            continue
+        for error in validator.iter_errors(record):
+            rule = "/".join(str(part) for part in error.absolute_schema_path)
+            offenders.setdefault(rule, []).append((chunk.id, chunk.page))
+            first_message.setdefault(rule, error.message[:200])
+    if not offenders:
+        return (GateResult(SCHEMA_GATE, CHUNK_SCHEMA_FILE, passed=True, checked_count=len(chunks), unexpected_count=0),)
+    return tuple(
+        GateResult(
+            gate=SCHEMA_GATE,
+            expectation=f"{CHUNK_SCHEMA_FILE}: {rule}",
+            passed=False,
+            checked_count=len(chunks),
+            unexpected_count=len(offenders[rule]),
+            offending=tuple(offenders[rule][:OFFENDING_LIMIT]),
+            note=first_message[rule],
+        )
+        for rule in sorted(offenders)
+    )
+
+
+def check_coverage(
+    partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord]
+) -> tuple[GateResult, ...]:
+    """Nothing lost (DESIGN.md section 4): the chunks account for every page and character."""
+    text = canonical_text(pages)
+    return (
+        _pages_have_chunks(partition_key, chunks, pages),
+        _text_matches_offsets(chunks, text),
+        _children_cover_text(partition_key, chunks, pages, text),
+    )
+
+
+def _pages_have_chunks(
+    partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord]
+) -> GateResult:
+    cited = {page for chunk in chunks for page in chunk.pages}
+    with_text = [page.page for page in pages if page.text.strip()]
+    missing = [page for page in with_text if page not in cited]
+    return GateResult(
+        gate=COVERAGE_GATE,
+        expectation=PAGES_HAVE_CHUNKS,
+        passed=not missing,
+        checked_count=len(with_text),
+        unexpected_count=len(missing),
+        offending=tuple((partition_key, page) for page in missing[:OFFENDING_LIMIT]),
+        note="every page with non-whitespace text is in some chunk's pages",
+    )
+
+
+def _text_matches_offsets(chunks: Sequence[ChunkRecord], text: str) -> GateResult:
+    """Coverage is judged on offsets, so the offsets must be the truth about each text."""
+    sliced = [chunk for chunk in chunks if chunk.chunk_type in ("parent", "child")]
+    wrong = [chunk for chunk in sliced if text[chunk.char_start : chunk.char_end] != chunk.text]
+    return GateResult(
+        gate=COVERAGE_GATE,
+        expectation=TEXT_MATCHES_OFFSETS,
+        passed=not wrong,
+        checked_count=len(sliced),
+        unexpected_count=len(wrong),
+        offending=tuple((chunk.id, chunk.page) for chunk in wrong[:OFFENDING_LIMIT]),
+        note="parent and child text == canonical_text[char_start:char_end]",
+    )
+
+
+def _children_cover_text(
+    partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord], text: str
+) -> GateResult:
+    spans = [(chunk.char_start, chunk.char_end) for chunk in chunks if chunk.chunk_type == "child"]
+    spans += list(_table_spans(pages))
+    gaps = list(_uncovered_ranges(text, spans))
+    page_starts = [page.char_start for page in pages]
+    offending = tuple(
+        (f"{partition_key} chars {start}-{end}", pages[bisect.bisect_right(page_starts, start) - 1].page)
+        for start, end in gaps[:OFFENDING_LIMIT]
+    )
+    return GateResult(
+        gate=COVERAGE_GATE,
+        expectation=CHILDREN_COVER_TEXT,
+        passed=not gaps,
+        checked_count=len(text),
+        unexpected_count=len(gaps),
+        offending=offending,
+        note=(
+            f"{sum(end - start for start, end in gaps)} characters in {len(gaps)} uncovered ranges"
+            " (each from its first to its last non-whitespace character)"
+            if gaps
+            else "every non-whitespace character outside tables is in a child"
+        ),
+    )
+
+
+def _table_spans(pages: Iterable[PageRecord]) -> Iterable[tuple[int, int]]:
+    """Tables are summarised, not embedded whole, so children need not cover them."""
+    for page in pages:
+        for block in page.blocks:
+            if block.kind == "table":
+                yield page.char_start + block.char_start, page.char_start + block.char_end
+
+
+def _uncovered_ranges(text: str, spans: Iterable[tuple[int, int]]) -> Iterable[tuple[int, int]]:
+    """Maximal stretches of `text` outside every span that hold non-whitespace, trimmed."""
+    position = 0
+    for start, end in sorted(spans) + [(len(text), len(text))]:
+        if start > position:
+            gap = text[position:start]
+            trimmed = gap.lstrip()
+            if trimmed:
+                first = position + len(gap) - len(trimmed)
+                yield first, position + len(gap.rstrip())
+        position = max(position, end)

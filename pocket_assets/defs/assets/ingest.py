@@ -1,0 +1,72 @@
+"""Ingest: each PDF's identity, then its pages as canonical text."""
+
+
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from pocket_assets.core.extract import extract_pages
+from pocket_assets.core.pdf import inspect_pdf
+from pocket_assets.core.records import pdf_identity_from_dict, to_dict
+from pocket_assets.core.schemas import PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
+from pocket_assets.defs.partitions import pdf_partitions, single_run
+from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
+from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets.defs.summaries import sum_of
+
+
+@asset(
+    partitions_def=pdf_partitions,
+    backfill_policy=single_run,
+    group_name="ingest",
+    kinds={"pdf", "parquet"},
+    description="One PDF of the corpus: corpus, file name, sha256, size, page count and PDF metadata. "
+    "Fails that PDF (only) if it is not a PDF, truncated, encrypted or has no pages.",
+)
+def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeResult:
+    def build(key: str) -> StageOutput:
+        identity = inspect_pdf(paths.raw_path / key, key)
+        return StageOutput(
+            rows=[to_dict(identity)],
+            schema=PDF_IDENTITY_SCHEMA,
+            source_sha256=identity.sha256,
+            metadata={
+                "page_count": identity.page_count,
+                "size_bytes": identity.size_bytes,
+                "sha256": identity.sha256,
+                "title": identity.metadata.get("title", ""),
+            },
+        )
+
+    return run_per_pdf(context, paths.store(), build, summarize=sum_of("page_count", "size_bytes"))
+
+
+@asset(
+    partitions_def=pdf_partitions,
+    backfill_policy=single_run,
+    group_name="ingest",
+    kinds={"pdf", "parquet"},
+    deps=[raw_pdf],
+    description="One row per page: canonical Markdown text, blocks with char spans, warnings "
+    "(empty or image-only pages), and the page's span and first line in the document text.",
+)
+def pages(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeResult:
+    store = paths.store()
+
+    def build(key: str) -> StageOutput:
+        identity = pdf_identity_from_dict(store.read("raw_pdf", key)[0])
+        records = extract_pages(paths.raw_path / key)
+        text_chars = sum(len(page.text) for page in records)
+        warnings = [f"p{page.page}: {warning}" for page in records for warning in page.warnings]
+        return StageOutput(
+            rows=[to_dict(page) for page in records],
+            schema=PAGE_SCHEMA,
+            source_sha256=identity.sha256,
+            metadata={
+                "page_count": len(records),
+                "characters": text_chars,
+                "empty_pages": sum(1 for page in records if not page.text.strip()),
+                "warnings": MetadataValue.md("\n".join(f"- {w}" for w in warnings) or "none"),
+                "preview": MetadataValue.md(records[0].text[:1500] if records else ""),
+            },
+        )
+
+    return run_per_pdf(context, store, build, summarize=sum_of("page_count", "characters", "empty_pages"))

@@ -1,0 +1,39 @@
+"""Assemble assets, checks, jobs, sensors, schedules and resources into Definitions."""
+
+from __future__ import annotations
+
+import os
+from dagster import Definitions
+
+from pocket_assets.defs.assets.ingest import pages, raw_pdf
+from pocket_assets.defs.jobs import build_corpus_job
+from pocket_assets.defs.resources import (
+    ChunkPolicyResource,
+    CorpusPaths,
+    TokenizerResource,
+    default_paths,
+    environment_policy,
+)
+from pocket_assets.defs.sensors import raw_pdf_sensor
+
+ASSETS = [raw_pdf, pages]
+# The per-PDF stages, in lineage order, whose manifests say how each PDF fared.
+STAGE_ASSETS = ("raw_pdf", "pages")
+
+
+def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
+    """The resources every asset, sensor and schedule uses; tests pass their own paths."""
+    return {
+        "paths": paths or default_paths(),
+        "tokenizer": TokenizerResource(name=os.environ.get("POCKET_ASSETS_TOKENIZER", "gemma3")),
+        "chunk_policy": ChunkPolicyResource.from_policy(environment_policy()),
+    }
+
+
+def build_definitions(paths: CorpusPaths | None = None) -> Definitions:
+    return Definitions(
+        assets=ASSETS,
+        jobs=[build_corpus_job],
+        sensors=[raw_pdf_sensor],
+        resources=build_resources(paths),
+    )

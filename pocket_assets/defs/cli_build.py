@@ -1,0 +1,114 @@
+"""The build command's body: sync partitions with the folder, run, and summarize."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from dagster import AssetKey, DagsterInstance
+
+from pocket_assets.core.pdf import discover_pdfs
+from pocket_assets.core.storage import STATUS_OK, PartitionStore
+from pocket_assets.defs.build import STAGE_ASSETS, build_definitions
+from pocket_assets.defs.jobs import build_corpus_job
+from pocket_assets.defs.partition_ranges import contiguous_ranges, range_tags
+from pocket_assets.defs.partitions import pdf_partitions
+from pocket_assets.defs.resources import CorpusPaths, default_paths
+
+CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
+
+
+@dataclass(frozen=True)
+class PdfSummary:
+    partition_key: str
+    rows: dict[str, int]
+    failure: str | None
+
+
+def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, output_dir: str | None) -> int:
+    paths = _paths(raw_dir, output_dir)
+    instance = DagsterInstance.get()
+    keys = sync_partitions(instance, paths)
+    wanted = [_partition_key(paths.raw_path, pdf) for pdf in pdfs] or keys
+    unknown = sorted(set(wanted) - set(keys))
+    if unknown:
+        print(f"not in {paths.raw_path}: {', '.join(unknown)}")
+        return 2
+    ordered = instance.get_dynamic_partitions(pdf_partitions.name)
+    job = build_definitions(paths).resolve_job_def(build_corpus_job.name)
+    selection = [AssetKey(name) for name in select] or None
+    print(f"building {len(wanted)} PDF(s) from {paths.raw_path} into {paths.output_path} (DAGSTER_HOME={instance.root_directory})")
+    runs_ok = True
+    for start, end in contiguous_ranges(ordered, wanted):
+        result = job.execute_in_process(
+            instance=instance,
+            tags=range_tags(start, end),
+            run_config=CONSOLE_INFO,
+            asset_selection=selection,
+            raise_on_error=False,
+        )
+        runs_ok = runs_ok and result.success
+        print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {start} .. {end}")
+    summaries = [summarize_pdf(paths.store(), key) for key in wanted]
+    print_summary(summaries, paths)
+    return 0 if runs_ok and not any(summary.failure for summary in summaries) else 1
+
+
+def sync_partitions(instance: DagsterInstance, paths: CorpusPaths) -> list[str]:
+    """Every PDF in the folder becomes a partition (sorted); partitions of vanished files go."""
+    keys = discover_pdfs(paths.raw_path)
+    registered = instance.get_dynamic_partitions(pdf_partitions.name)
+    missing = [key for key in keys if key not in registered]
+    if missing:
+        instance.add_dynamic_partitions(pdf_partitions.name, missing)
+    for key in sorted(set(registered) - set(keys)):
+        instance.delete_dynamic_partition(pdf_partitions.name, key)
+        paths.store().delete_partition(key)
+        print(f"removed partition {key} (file gone)")
+    return keys
+
+
+def summarize_pdf(store: PartitionStore, key: str) -> PdfSummary:
+    rows: dict[str, int] = {}
+    failure = None
+    for asset in STAGE_ASSETS:
+        manifest = store.manifest(asset, key)
+        if manifest is None:
+            continue
+        if manifest.status == STATUS_OK:
+            rows[asset] = manifest.rows
+        elif failure is None:
+            failure = f"{asset} {manifest.status}: {manifest.reason}"
+    return PdfSummary(key, rows, failure)
+
+
+def print_summary(summaries: Sequence[PdfSummary], paths: CorpusPaths) -> None:
+    print("\nsummary")
+    for summary in summaries:
+        counts = ", ".join(f"{asset} {count}" for asset, count in summary.rows.items() if asset != "raw_pdf")
+        state = f"FAILED ({summary.failure})" if summary.failure else "ok"
+        print(f"  {summary.partition_key}: {state}; {counts}")
+    totals = {asset: sum(s.rows.get(asset, 0) for s in summaries) for asset in STAGE_ASSETS if asset != "raw_pdf"}
+    failed = [s for s in summaries if s.failure]
+    print(f"  {len(summaries)} PDFs, {len(failed)} failed; " + ", ".join(f"{a} {n}" for a, n in totals.items()))
+    print(f"  stages: {paths.store().root}")
+    exports = sorted(p.name for p in paths.output_path.glob("chunks_*"))
+    if exports:
+        print(f"  exports in {paths.output_path}: {', '.join(exports)}")
+
+
+def _paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
+    defaults = default_paths()
+    return CorpusPaths(
+        raw_dir=raw_dir or defaults.raw_dir,
+        output_dir=output_dir or defaults.output_dir,
+        expectations_dir=defaults.expectations_dir,
+    )
+
+
+def _partition_key(raw_dir: Path, pdf: str) -> str:
+    path = Path(pdf)
+    if path.exists():
+        return path.resolve().relative_to(raw_dir.resolve()).as_posix()
+    return pdf

@@ -1,0 +1,47 @@
+"""Turn a set of PDFs into as few runs as possible.
+
+A single run covers a contiguous range of the dynamic partitions (in the order
+they were added), so a selection becomes one run per contiguous stretch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Iterable, Sequence
+
+from dagster import RunRequest
+from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
+
+
+def contiguous_ranges(ordered_keys: Sequence[str], selected: Iterable[str]) -> list[tuple[str, str]]:
+    wanted = set(selected)
+    ranges: list[tuple[str, str]] = []
+    start: str | None = None
+    previous: str | None = None
+    for key in ordered_keys:
+        if key in wanted:
+            start = start or key
+            previous = key
+        elif start is not None:
+            ranges.append((start, previous))  # type: ignore[arg-type]
+            start = None
+    if start is not None:
+        ranges.append((start, previous))  # type: ignore[arg-type]
+    return ranges
+
+
+def range_tags(start: str, end: str) -> dict[str, str]:
+    return {ASSET_PARTITION_RANGE_START_TAG: start, ASSET_PARTITION_RANGE_END_TAG: end}
+
+
+def run_requests_for(ordered_keys: Sequence[str], selected: dict[str, str]) -> list[RunRequest]:
+    """One request per contiguous range; `selected` maps key -> sha256 so run keys change with content."""
+    requests = []
+    for start, end in contiguous_ranges(ordered_keys, selected):
+        keys = ordered_keys[ordered_keys.index(start) : ordered_keys.index(end) + 1]
+        fingerprint = hashlib.sha256("\n".join(f"{key}@{selected[key]}" for key in keys).encode()).hexdigest()[:16]
+        if start == end:
+            requests.append(RunRequest(partition_key=start, run_key=f"{start}@{selected[start]}"))
+        else:
+            requests.append(RunRequest(run_key=f"{start}..{end}@{fingerprint}", tags=range_tags(start, end)))
+    return requests

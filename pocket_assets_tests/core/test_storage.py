@@ -1,0 +1,55 @@
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pocket_assets.core.records import PdfIdentity, pdf_identity_from_dict, to_dict
+from pocket_assets.core.schemas import PDF_IDENTITY_SCHEMA
+from pocket_assets.core.storage import PartitionManifest, PartitionStore, UpstreamNotReady
+
+IDENTITY = PdfIdentity("fr/a.pdf", "fr", "a.pdf", "ab" * 32, 10, 2, {"title": "A"})
+
+
+def _write(store: PartitionStore, identity: PdfIdentity = IDENTITY) -> Path:
+    manifest = PartitionManifest("raw_pdf", identity.partition_key, "ok", rows=1, source_sha256=identity.sha256)
+    return store.write("raw_pdf", identity.partition_key, [to_dict(identity)], PDF_IDENTITY_SCHEMA, manifest)
+
+
+def test_round_trip_and_pandas_can_open_it(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    path = _write(store)
+    assert path == tmp_path / "raw_pdf" / "fr" / "a.pdf.parquet"
+    assert pdf_identity_from_dict(store.read("raw_pdf", "fr/a.pdf")[0]) == IDENTITY
+    assert pd.read_parquet(path)["source"].tolist() == ["a.pdf"]
+
+
+def test_a_failure_keeps_the_last_good_output_but_blocks_readers(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    path = _write(store)
+    before = path.read_bytes()
+    store.write_manifest(PartitionManifest("raw_pdf", "fr/a.pdf", "failed", reason="a.pdf: broken"))
+    assert path.read_bytes() == before
+    assert store.read_last_good("raw_pdf", "fr/a.pdf")[0]["source"] == "a.pdf"
+    with pytest.raises(UpstreamNotReady, match="a.pdf: broken"):
+        store.read("raw_pdf", "fr/a.pdf")
+
+
+def test_same_rows_give_same_bytes(tmp_path: Path) -> None:
+    first = _write(PartitionStore(tmp_path / "one")).read_bytes()
+    second = _write(PartitionStore(tmp_path / "two")).read_bytes()
+    assert first == second
+
+
+def test_no_temp_files_are_left_behind(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    _write(store)
+    _write(store)
+    assert sorted(p.name for p in (tmp_path / "raw_pdf" / "fr").iterdir()) == ["a.pdf.manifest.json", "a.pdf.parquet"]
+
+
+def test_delete_partition_removes_every_stage(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    _write(store)
+    store.delete_partition("fr/a.pdf")
+    assert store.manifest("raw_pdf", "fr/a.pdf") is None
+    assert not store.data_path("raw_pdf", "fr/a.pdf").exists()

@@ -1,0 +1,34 @@
+import gzip
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from pocket_assets.core.errors import TokenizerError
+from pocket_assets.core.tokenizer import load_tokenizer
+
+
+def test_vendored_gemma_tokenizer_counts_without_special_tokens() -> None:
+    counter = load_tokenizer()
+    assert counter.tokenizer.get_vocab_size() >= 262144  # 262,144 plus added special tokens
+    assert counter.count("") == 0
+    assert counter.count("Article 4.1 Le toucher-jouer.") == len(
+        counter.tokenizer.encode("Article 4.1 Le toucher-jouer.", add_special_tokens=False).ids
+    )
+    assert counter.count_batch(["un", "deux mots"]) == [counter.count("un"), counter.count("deux mots")]
+
+
+def test_a_tokenizer_json_file_or_model_folder_loads_offline(tmp_path: Path) -> None:
+    data = resources.files("pocket_assets.core.data").joinpath("gemma3-tokenizer.json.gz").read_bytes()
+    model_folder = tmp_path / "my-model"
+    model_folder.mkdir()
+    (model_folder / "tokenizer.json").write_bytes(gzip.decompress(data))
+    from_folder = load_tokenizer(str(model_folder))
+    assert from_folder.count("Bonjour le monde") == load_tokenizer().count("Bonjour le monde")
+
+
+def test_unknown_tokenizer_is_a_clear_error_not_a_download() -> None:
+    with pytest.raises(TokenizerError, match="nothing is downloaded"):
+        load_tokenizer("no-such-org/no-such-model")
+    with pytest.raises(TokenizerError):
+        load_tokenizer.__wrapped__("/")  # a folder without tokenizer.json

@@ -1,0 +1,74 @@
+"""PDFs the tests build themselves: good ones with known text, and every kind of bad one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import pymupdf
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_RAW = REPO_ROOT / "data" / "raw"
+
+
+def text_pdf(path: Path, pages: Sequence[str], fontsize: float = 11) -> Path:
+    """One page per string, wrapped into the page box."""
+    document = pymupdf.open()
+    for text in pages:
+        page = document.new_page()
+        if text:
+            page.insert_textbox(pymupdf.Rect(72, 72, 540, 770), text, fontsize=fontsize, fontname="helv")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document.save(path)
+    return path
+
+
+def random_bytes_pdf(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(bytes((index * 7919 + 13) % 256 for index in range(4096)))
+    return path
+
+
+def truncated_pdf(path: Path, good: Path) -> Path:
+    data = good.read_bytes()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data[: len(data) // 2])
+    return path
+
+
+def encrypted_pdf(path: Path) -> Path:
+    document = pymupdf.open()
+    document.new_page().insert_text((72, 72), "secret text", fontsize=11)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="owner", user_pw="user")
+    return path
+
+
+def zero_page_pdf(path: Path) -> Path:
+    """A well-formed PDF whose page tree is empty (PyMuPDF refuses to save one)."""
+    objects = [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[]/Count 0>>"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    out += b"trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def image_only_pdf(path: Path) -> Path:
+    """A page with a picture and no text layer, like a scan."""
+    document = pymupdf.open()
+    page = document.new_page()
+    pixmap = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 64, 64), False)
+    pixmap.set_rect(pixmap.irect, (200, 30, 30))
+    page.insert_image(pymupdf.Rect(72, 72, 272, 272), pixmap=pixmap)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document.save(path)
+    return path
