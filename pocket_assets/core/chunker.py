@@ -234,7 +234,8 @@ class _Planner:
     def _overlap_start(self, start: int, end: int, first: int, overlap: int, budget: int) -> int | None:
         """Where the next window starts to repeat at most `overlap` tokens, at the best break available.
 
-        The lower bound is one token inside the budget (slices may encode one token longer than
+        Inside a table, code or equation it starts only at a row (line) break. The lower bound is
+        one token inside the budget (slices may encode one token longer than
         offsets say) and always after this window's start, so overlap never runs back past it.
         """
         end_token = bisect.bisect_left(self.starts, end)
@@ -254,7 +255,7 @@ class _Planner:
             position = self.starts[token]
             if position >= low and self.text[position].isspace():
                 word = _skip_space(self.text, position, end)
-                if word < end and not self._splits_fitting_atomic(word, budget):
+                if word < end and self._atomic_at(word) < 0:
                     return word
         return None
 

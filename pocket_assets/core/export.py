@@ -40,7 +40,7 @@ import jsonschema
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.embed_text import CHUNK_SPLITTER, sdk_line
 from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, to_dict
-from pocket_assets.core.redirects import DEFAULT_MIN_OVERLAP, RedirectStats, compute_redirects
+from pocket_assets.core.redirects import DEFAULT_MIN_OVERLAP, RedirectMap, RedirectStats, compute_redirects
 
 SCHEMA_VERSION = "1.0"  # the corpus file format of seed SPEC-SCH-001 §5.1
 CHUNK_SCHEMA_FILE = "chunk.schema.json"
@@ -105,7 +105,12 @@ def export_order(chunks: Sequence[ChunkRecord]) -> list[ChunkRecord]:
     type_rank = {chunk_type: rank for rank, chunk_type in enumerate(CHUNK_TYPES)}
     return sorted(
         chunks,
-        key=lambda chunk: (chunk.source, type_rank.get(chunk.chunk_type, len(CHUNK_TYPES)), chunk.chunk_index, chunk.id),
+        key=lambda chunk: (
+            chunk.source,
+            type_rank.get(chunk.chunk_type, len(CHUNK_TYPES)),
+            chunk.chunk_index,
+            chunk.id,
+        ),
     )
 
 
@@ -134,25 +139,24 @@ def write_corpus_exports(
     hepilot_validator = _load_validator(schema_dir / HEPILOT_SCHEMA_FILE, jsonschema.Draft202012Validator)
     paths = export_paths(corpus, out_dir)
     previous = read_corpus_json(paths[MODE_B_FILE])
-    redirect_map = compute_redirects(previous["chunks"], ordered, min_overlap) if previous else None
+    redirect_map = _redirects_from(paths[MODE_B_FILE], previous, ordered, min_overlap) if previous else None
 
     with ExitStack() as stack:
         # Entered first, renamed last: the corpus JSON commits the export (module docstring).
-        temps = {name: stack.enter_context(atomic_path(paths[name])) for name in (MODE_B_FILE, HEPILOT_FILE, SDK_FILE, REDIRECTS_FILE)}
+        temps = {
+            name: stack.enter_context(atomic_path(paths[name]))
+            for name in (MODE_B_FILE, HEPILOT_FILE, SDK_FILE, REDIRECTS_FILE)
+        }
         with ExitStack() as handles:
-            files = {name: handles.enter_context(temp.open("w", encoding="utf-8", newline="\n")) for name, temp in temps.items()}
+            files = {
+                name: handles.enter_context(temp.open("w", encoding="utf-8", newline="\n"))
+                for name, temp in temps.items()
+            }
             preview = _write_sdk(files[SDK_FILE], ordered)
             _write_corpus_json(files[MODE_B_FILE], corpus, generated, ordered, chunk_validator)
             _write_hepilot(files[HEPILOT_FILE], ordered, hepilot_validator)
-            _write_redirects(
-                files[REDIRECTS_FILE],
-                corpus,
-                generated,
-                previous["metadata"].get("generated") if previous else None,
-                redirect_map.redirects if redirect_map else {},
-                redirect_map.stats if redirect_map else None,
-                min_overlap,
-            )
+            previous_generated = previous["metadata"].get("generated") if previous else None
+            _write_redirects(files[REDIRECTS_FILE], corpus, generated, previous_generated, redirect_map, min_overlap)
 
     counts = {"chunks": len(ordered), **{chunk_type: 0 for chunk_type in CHUNK_TYPES}}
     for chunk in ordered:
@@ -187,6 +191,16 @@ def read_corpus_json(path: Path) -> dict[str, Any] | None:
     return document
 
 
+def _redirects_from(
+    path: Path, previous: dict[str, Any], chunks: Sequence[ChunkRecord], min_overlap: float
+) -> RedirectMap:
+    try:
+        return compute_redirects(previous["chunks"], chunks, min_overlap)
+    except (KeyError, TypeError, ValueError) as error:
+        reason = f"a previous chunk lacks a usable id, source, chunk_type or text ({error!r})"
+        raise ExportError(None, f"{path}: {reason}") from None
+
+
 def parse_sdk_file(path: Path) -> list[SdkLine]:
     """Read an SDK export back, one SdkLine per line (what the tests and users check a file with)."""
     lines = path.read_text(encoding="utf-8").split("\n")
@@ -218,13 +232,17 @@ def _check_corpus_and_ids(corpus: str, chunks: Sequence[ChunkRecord]) -> None:
         seen.add(chunk.id)
 
 
-def _load_validator(path: Path, validator_class: Any) -> jsonschema.protocols.Validator:
+def _load_validator(
+    path: Path, validator_class: type[jsonschema.protocols.Validator]
+) -> jsonschema.protocols.Validator:
     schema = json.loads(path.read_text(encoding="utf-8"))
     validator_class.check_schema(schema)
     return validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
 
 
-def _validate(validator: jsonschema.protocols.Validator, document: dict[str, Any], chunk_id: str, schema_name: str) -> None:
+def _validate(
+    validator: jsonschema.protocols.Validator, document: dict[str, Any], chunk_id: str, schema_name: str
+) -> None:
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "(record)"
@@ -254,7 +272,12 @@ def _write_corpus_json(
     validator: jsonschema.protocols.Validator,
 ) -> None:
     """Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\\n"`."""
-    metadata = {"corpus": corpus, "generated": generated, "total_chunks": len(chunks), "schema_version": SCHEMA_VERSION}
+    metadata = {
+        "corpus": corpus,
+        "generated": generated,
+        "total_chunks": len(chunks),
+        "schema_version": SCHEMA_VERSION,
+    }
     handle.write('{\n  "metadata": ' + _indented(metadata, 2) + ',\n  "chunks": [')
     for position, chunk in enumerate(chunks):
         record = to_dict(chunk)
@@ -301,10 +324,11 @@ def _write_redirects(
     corpus: str,
     generated: str,
     previous_generated: str | None,
-    redirects: dict[str, str | None],
-    stats: RedirectStats | None,
+    redirect_map: RedirectMap | None,
     min_overlap: float,
 ) -> None:
+    """Without a previous export: an empty map, zero counts and a null share (nothing was redirected)."""
+    stats = redirect_map.stats if redirect_map else None
     metadata = {
         "corpus": corpus,
         "generated": generated,
@@ -317,4 +341,5 @@ def _write_redirects(
         "one_to_one_share": stats.one_to_one_share if stats else None,
         "min_overlap": min_overlap,
     }
-    handle.write(json.dumps({"metadata": metadata, "redirects": redirects}, indent=2, ensure_ascii=False) + "\n")
+    document = {"metadata": metadata, "redirects": redirect_map.redirects if redirect_map else {}}
+    handle.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")

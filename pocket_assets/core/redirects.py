@@ -86,13 +86,11 @@ def compute_redirects(
     `chunk_type` and `text` are required; `hash`, `char_start`, `char_end` and
     `canonical_id` are used when present.
     """
-    new_groups: dict[tuple[str, str], _GroupIndex] = {}
     new_spans_by_group: dict[tuple[str, str], list[_Span]] = defaultdict(list)
     for record in current:
         span = _span_from_record(record)
         new_spans_by_group[span.group].append(span)
-    for group, spans in new_spans_by_group.items():
-        new_groups[group] = _GroupIndex(spans)
+    new_groups = {group: _GroupIndex(spans) for group, spans in new_spans_by_group.items()}
 
     redirects: dict[str, str | None] = {}
     for row in previous:
@@ -121,10 +119,13 @@ class _GroupIndex:
         self._by_hash: dict[str, list[_Span]] = defaultdict(list)
         for span in spans:
             self._by_hash[span.hash].append(span)
-        located = [span for span in spans if span.start is not None and span.end is not None]
-        self._by_start = sorted(located, key=lambda span: (span.start, span.end, span.id))
-        self._starts = [span.start for span in self._by_start]
-        self._longest = max((span.end - span.start for span in located), default=0)  # type: ignore[operator]
+        located = [
+            (span.start, span.end, span) for span in spans if span.start is not None and span.end is not None
+        ]
+        located.sort(key=lambda item: (item[0], item[1], item[2].id))
+        self._by_start = [span for _, _, span in located]
+        self._starts = [start for start, _, _ in located]
+        self._longest = max((end - start for start, end, _ in located), default=0)
         self._revisions = {span.revision for span in spans}
         self._spans = spans
         self._shingle_index: dict[tuple[str, ...], set[int]] | None = None
@@ -143,7 +144,7 @@ class _GroupIndex:
         first = bisect.bisect_left(self._starts, old.start - self._longest)
         last = bisect.bisect_left(self._starts, old.end)
         candidates = self._by_start[first:last]
-        best = max(candidates, key=lambda span: (span.overlap(old), -span.start, span.id), default=None)  # type: ignore[operator]
+        best = max(candidates, key=lambda span: (span.overlap(old), span.id == old.id, span.id), default=None)
         if best is None or best.overlap(old) < min_overlap * (old.end - old.start):
             return None
         return best.id

@@ -46,12 +46,13 @@ class SectionIndex:
     def article_for(self, start: int, end: int) -> str | None:
         """The first article number opened inside the span, else the one in force at its start."""
         first_inside = bisect.bisect_left(self.article_starts, start)
-        if first_inside < len(self.article_starts) and self.article_starts[first_inside] < end:
-            number = self.article_numbers[first_inside]
-            if number is not None:
-                return number
-        before = first_inside - 1
-        return self.article_numbers[before] if before >= 0 else None
+        index = first_inside
+        while index < len(self.article_starts) and self.article_starts[index] < end:
+            if self.article_numbers[index] is not None:
+                return self.article_numbers[index]
+            index += 1
+        in_force = bisect.bisect_right(self.article_starts, start) - 1
+        return self.article_numbers[in_force] if in_force >= 0 else None
 
 
 def heading_title(raw: str) -> str:

@@ -19,8 +19,11 @@ search favour the schedule or the scoring grid. The rules, in order:
      (`12/03/2025`, `12 mars`, `March 12`; not `1/2` nor `2.5`), clock
      times (`14h30`, `9:00`, `2 pm`), weekdays; game results and small
      scores (`1-0`, `½`, `=`, `3`, `6½`; three cells);
-   - a cross-table grid: a header counting 1, 2, 3 ... across the columns
-     (worth 2 for scoring).
+   - board pairings in the body (`1-6`, `12 - 3`, not `1-0`; two cells) are
+     a schedule pattern: a Berger table lists who meets whom in each round;
+   - a cross-table grid, worth 2 for scoring: a header counting 1, 2, 3 ...
+     across the columns, or repeating the first column's names (each row
+     player against each column player).
 3. The larger total wins if it reaches 3 (a caption alone, two header
    keywords, or a header keyword backed by the body); a tie goes to
    `scoring`, because a results grid lists rounds too. Below 3: `other`
@@ -73,6 +76,7 @@ _DATE = re.compile(
 )
 _TIME = re.compile(r"\b\d{1,2}\s?h\s?\d{0,2}\b|\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b")
 _WEEKDAY = re.compile(rf"\b(?:{_WEEKDAYS})\b")
+_PAIRING_CELL = re.compile(r"^(?!1-0$|0-1$)\d{1,3}-\d{1,3}$")
 _RESULT_CELL = re.compile(r"^(?:1-0|0-1|½-½|1/2-1/2|½|1/2|=|\d{1,2}(?:[.,]5|½)?)$")
 _WORD = re.compile(r"[a-z]+")
 _TIE_BREAK = re.compile(r"\btie[\s-]+breaks?\b")
@@ -117,9 +121,11 @@ def classify_table(cells: TableCells, caption_or_heading: str | None = None) -> 
     for name, pattern in (("dates", _DATE), ("times", _TIME), ("weekdays", _WEEKDAY)):
         if sum(1 for cell in normalized_body if pattern.search(cell)) >= 2:
             add(SCHEDULE, "cells", name, ZONE_WEIGHTS["cells"])
+    if sum(1 for cell in normalized_body if _PAIRING_CELL.match(cell.replace(" ", ""))) >= 2:
+        add(SCHEDULE, "cells", "pairings", ZONE_WEIGHTS["cells"])
     if sum(1 for cell in normalized_body if _RESULT_CELL.match(cell.replace(" ", ""))) >= 3:
         add(SCORING, "cells", "results", ZONE_WEIGHTS["cells"])
-    if _is_cross_table_header(cells.header):
+    if _is_cross_table(cells):
         add(SCORING, "header", "grid", ZONE_WEIGHTS["header"])
 
     schedule, scoring = scores[SCHEDULE], scores[SCORING]
@@ -134,7 +140,11 @@ def _words(texts: Iterable[str]) -> set[str]:
     return {word for text in texts for word in _WORD.findall(normalize(text))}
 
 
-def _is_cross_table_header(header: tuple[str, ...]) -> bool:
-    """Three or more header cells reading 1, 2, 3 ... in order: one column per opponent."""
-    numbers = [cell.strip() for cell in header if cell.strip().isdigit()]
-    return len(numbers) >= 3 and [int(number) for number in numbers] == list(range(1, len(numbers) + 1))
+def _is_cross_table(cells: TableCells) -> bool:
+    """One column per opponent: the header reads 1, 2, 3 ... or repeats the first column's names."""
+    header = [normalize(cell).strip() for cell in cells.header]
+    numbers = [cell for cell in header if cell.isdigit()]
+    if len(numbers) >= 3 and [int(number) for number in numbers] == list(range(1, len(numbers) + 1)):
+        return True
+    names = [normalize(row[0]).strip() for row in cells.rows if row and row[0].strip()]
+    return len(names) >= 3 and all(name in header for name in names)

@@ -150,6 +150,10 @@ def make_chunks(
     return [*parents, *children, summary]
 
 
+def children_of(chunks: list[ChunkRecord]) -> list[ChunkRecord]:
+    return [chunk for chunk in chunks if chunk.chunk_type == "child"]
+
+
 def sample_chunks() -> list[ChunkRecord]:
     return [
         *make_chunks("regles.pdf", document_text(1, 4)),
@@ -241,7 +245,7 @@ def test_changed_child_size_redirects_unchanged_regions_one_to_one(tmp_path: Pat
     for chunk in unchanged:
         assert redirects[chunk.id] == chunk.id and targets.count(chunk.id) == 1
     new_children = {chunk.id: chunk for chunk in rechunked if chunk.chunk_type == "child"}
-    for old in (chunk for chunk in regles if chunk.chunk_type == "child"):
+    for old in children_of(regles):
         new = new_children[redirects[old.id]]
         overlap = min(old.char_end, new.char_end) - max(old.char_start, new.char_start)
         assert overlap >= 0.5 * (old.char_end - old.char_start)
@@ -259,16 +263,12 @@ def test_changed_pdf_text_redirects_by_content_not_by_stale_offsets(tmp_path: Pa
     new_chunks = make_chunks("regles.pdf", edited)
     result = export(new_chunks, tmp_path, generated="2026-02-02T00:00:00Z")
     redirects = json.loads(result.paths[REDIRECTS_FILE].read_text(encoding="utf-8"))["redirects"]
-    new_children = [chunk for chunk in new_children_of(new_chunks)]
+    new_children = children_of(new_chunks)
     shift = len(inserted)
-    for old in new_children_of(old_chunks):
+    for old in children_of(old_chunks):
         shifted = (old.char_start + shift, old.char_end + shift)
         expected = max(new_children, key=lambda new: min(shifted[1], new.char_end) - max(shifted[0], new.char_start))
         assert redirects[old.id] == expected.id
-
-
-def new_children_of(chunks: list[ChunkRecord]) -> list[ChunkRecord]:
-    return [chunk for chunk in chunks if chunk.chunk_type == "child"]
 
 
 def test_removed_pdf_is_gone_from_every_file_and_redirects_to_null(tmp_path: Path) -> None:
@@ -376,3 +376,14 @@ def test_sample_pdf_exports_parse_validate_and_redirect(tmp_path: Path, sample_p
         assert min(old.char_end, new.char_end) - max(old.char_start, new.char_start) >= 0.5 * len(old.text)
     stats = rebuilt.redirect_stats
     assert stats is not None and stats.mapped >= 0.9 * stats.previous_total
+
+
+def test_unreadable_previous_export_is_an_error_not_a_silent_loss_of_redirects(tmp_path: Path) -> None:
+    chunks = sample_chunks()
+    first = export(chunks, tmp_path)
+    first.paths[MODE_B_FILE].write_text('{"metadata": {}, "chunks": [', encoding="utf-8")
+    with pytest.raises(ExportError, match="chunks_mode_b_fr.json.*not valid JSON"):
+        export(chunks, tmp_path)
+    first.paths[MODE_B_FILE].write_text('{"metadata": {}, "chunks": [{"id": "x"}]}', encoding="utf-8")
+    with pytest.raises(ExportError, match="chunks_mode_b_fr.json.*previous chunk lacks"):
+        export(chunks, tmp_path)

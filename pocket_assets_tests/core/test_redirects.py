@@ -6,11 +6,7 @@ import dataclasses
 
 from pocket_assets.core.records import to_dict
 from pocket_assets.core.redirects import compute_redirects
-from pocket_assets_tests.core.test_export import document_text, make_chunks
-
-
-def _children(chunks):
-    return [chunk for chunk in chunks if chunk.chunk_type == "child"]
+from pocket_assets_tests.core.test_export import children_of, document_text, make_chunks
 
 
 def test_identical_chunks_map_to_themselves() -> None:
@@ -31,17 +27,17 @@ def test_same_text_under_a_new_id_is_found_by_hash() -> None:
 def test_matching_never_crosses_source_or_chunk_type() -> None:
     chunks = make_chunks("regles.pdf", document_text(3, 3))
     moved = [dataclasses.replace(chunk, source="autre.pdf") for chunk in chunks]
-    retyped = [dataclasses.replace(chunk, chunk_type="parent") for chunk in _children(chunks)]
+    retyped = [dataclasses.replace(chunk, chunk_type="parent") for chunk in children_of(chunks)]
     assert set(compute_redirects([to_dict(chunk) for chunk in chunks], moved).redirects.values()) == {None}
-    old_children = [to_dict(chunk) for chunk in _children(chunks)]
+    old_children = [to_dict(chunk) for chunk in children_of(chunks)]
     assert set(compute_redirects(old_children, retyped).redirects.values()) == {None}
 
 
 def test_an_old_span_mostly_outside_every_new_chunk_maps_to_none() -> None:
     old = make_chunks("regles.pdf", document_text(3, 3))
     new = make_chunks("regles.pdf", document_text(3, 3), child_chars=120, overlap_chars=10)
-    first_child = _children(old)[0]
-    new_children = [chunk for chunk in _children(new) if chunk.char_start < first_child.char_end // 3]
+    first_child = children_of(old)[0]
+    new_children = [chunk for chunk in children_of(new) if chunk.char_start < first_child.char_end // 3]
     result = compute_redirects([to_dict(first_child)], new_children)
     assert result.redirects == {first_child.id: None}
     assert result.stats.unmapped == 1 and result.stats.one_to_one_share == 0.0
@@ -50,7 +46,7 @@ def test_an_old_span_mostly_outside_every_new_chunk_maps_to_none() -> None:
 def test_two_old_ids_on_one_new_id_are_not_one_to_one() -> None:
     old = make_chunks("regles.pdf", document_text(3, 3), child_chars=200, overlap_chars=20)
     new = make_chunks("regles.pdf", document_text(3, 3), child_chars=800, overlap_chars=20)
-    result = compute_redirects([to_dict(chunk) for chunk in _children(old)], _children(new))
+    result = compute_redirects([to_dict(chunk) for chunk in children_of(old)], children_of(new))
     targets = list(result.redirects.values())
     shared = {target for target in targets if targets.count(target) > 1}
     assert shared, "larger new children must each absorb several old ones"

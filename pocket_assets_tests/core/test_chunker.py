@@ -1,0 +1,231 @@
+"""Unit tests of the chunker on documents built block by block and on the shipped sample PDFs."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pocket_assets.core.chunker import ChunkedDocument, chunk_document, table_header_for
+from pocket_assets.core.document import canonical_text
+from pocket_assets.core.embed_text import text_to_embed
+from pocket_assets.core.extract import extract_pages
+from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.records import to_dict
+from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
+from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
+
+RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
+SAMPLES = ("fr/faq.pdf", "fr/f-array.pdf", "intl/R-data.pdf")
+SMALL = ChunkPolicy(parent_tokens=120, parent_overlap=20, child_tokens=60, child_overlap=10, max_tokens=90, min_chars=20)
+
+SENTENCE = "Le joueur ayant le trait touche une piece et doit la jouer si le coup est legal."
+
+
+@pytest.fixture(scope="module")
+def counter() -> TokenCounter:
+    return load_tokenizer()
+
+
+def rules_document():
+    return build_pages(
+        [
+            [
+                ("heading", "# Regles du jeu", 1),
+                ("paragraph", " ".join([SENTENCE] * 6), 0),
+                ("heading", "## Article 4 Le toucher", 2),
+                ("paragraph", "4.1 " + " ".join([SENTENCE] * 3), 0),
+                ("list", "- premier point a retenir\n- second point a retenir\n- troisieme point", 0),
+            ],
+            [],
+            [
+                ("heading", "### 4.2 Ajustement", 3),
+                ("paragraph", " ".join([SENTENCE] * 8), 0),
+                ("code", "x <- 1\ny <- 2\nprint(x + y)", 0),
+                ("equation", "$$ a^2 + b^2 = c^2 $$", 0),
+                ("heading", "# Annexe", 1),
+                ("table", markdown_table(2, 2), 0),
+            ],
+        ]
+    )
+
+
+def chunk(pages, policy=SMALL, counter=None) -> ChunkedDocument:
+    return chunk_document(identity_for(pages), pages, policy, counter or load_tokenizer())
+
+
+def test_every_chunk_is_an_exact_slice_with_consistent_fields(counter):
+    pages = rules_document()
+    text = canonical_text(pages)
+    result = chunk(pages, counter=counter)
+    assert result.parents and result.children
+    for record in result.parents + result.children:
+        assert text[record.char_start : record.char_end] == record.text
+        assert record.tokens == counter.count(record.text)
+        assert record.line_from == text.count("\n", 0, record.char_start) + 1
+        assert record.line_to == text.count("\n", 0, record.char_end - 1) + 1
+        assert record.page in record.pages
+        assert record.hash.startswith("sha256:") and record.anchor
+        assert record.chunker_version == SMALL.chunker_version and record.policy_hash == SMALL.policy_hash
+        assert record.canonical_id.split("|")[3] == f"p={record.page:03d}"
+    for record in result.parents:
+        assert record.tokens <= SMALL.parent_tokens and record.parent_id is None
+    parents = {record.id: record for record in result.parents}
+    for record in result.children:
+        parent = parents[record.parent_id]
+        assert parent.char_start <= record.char_start and record.char_end <= parent.char_end
+        assert record.id.startswith(record.parent_id + "-child")
+        embedded = text_to_embed(record.text, record.source, record.page, SMALL.document_prompt)
+        assert counter.count(embedded) <= SMALL.max_tokens
+    for kind in (result.parents, result.children):
+        assert [record.chunk_index for record in kind] == list(range(len(kind)))
+        assert {record.total_chunks for record in kind} == {len(kind)}
+        assert not kind[0].has_overlap_previous and not kind[-1].has_overlap_next
+
+
+def test_sections_dot_paths_and_article_numbers(counter):
+    result = chunk(rules_document(), counter=counter)
+    by_start = {record.text.split("\n")[0]: record for record in result.children}
+    article = next(record for record in result.children if record.text.startswith("## Article 4"))
+    assert article.section == "Article 4 Le toucher"
+    assert article.section_path == ("Regles du jeu", "Article 4 Le toucher")
+    assert article.section_id == "1.1"
+    assert article.article_num == "4.1"
+    adjustment = next(record for record in result.children if record.text.startswith("### 4.2"))
+    assert adjustment.section_id == "1.1.1" and adjustment.article_num == "4.2"
+    assert adjustment.section == "Article 4 Le toucher"
+    annex = next(record for record in result.children if record.text.startswith("# Annexe"))
+    assert annex.section_id == "2" and annex.article_num is None and annex.section == "Annexe"
+    assert by_start  # the headings opened chunks: each heading above started one
+
+
+def test_a_heading_never_ends_a_chunk(counter):
+    pages = rules_document()
+    heading_texts = [
+        page.text[block.char_start : block.char_end] for page in pages for block in page.blocks if block.kind == "heading"
+    ]
+    result = chunk(pages, counter=counter)
+    for record in result.parents + result.children:
+        last_line = record.text.rstrip().splitlines()[-1]
+        assert last_line not in heading_texts, record.text
+
+
+def test_atomic_blocks_stay_whole_and_content_features_count_them(counter):
+    result = chunk(rules_document(), counter=counter)
+    code = next(record for record in result.children if "x <- 1" in record.text)
+    assert "print(x + y)" in code.text
+    table = next(record for record in result.children if "| Colonne 0" in record.text)
+    assert "valeur 1.1 ronde |" in table.text
+    assert table.content_features.table_count == 1 and table.content_features.heading_count == 1
+    assert table.content_type == "mixed"
+    assert any(record.content_features.equation_count == 1 for record in result.children)
+
+
+def test_oversized_table_splits_at_rows_and_the_header_is_offered_for_each_piece(counter):
+    pages = build_pages([[("paragraph", SENTENCE, 0), ("table", markdown_table(30), 0)]])
+    result = chunk(pages, counter=counter)
+    pieces = [record for record in result.children if "valeur" in record.text]
+    assert len(pieces) > 2
+    header = markdown_table(0)
+    for piece in pieces:
+        assert all(line.startswith("|") and line.endswith("|") for line in piece.text.splitlines() if "valeur" in line)
+        offered = table_header_for(piece, pages)
+        if not piece.text.startswith("| valeur"):
+            assert offered == ""
+        else:
+            assert offered == header + "\n"
+            embedded = text_to_embed(offered + piece.text, piece.source, piece.page, SMALL.document_prompt)
+            assert counter.count(embedded) <= SMALL.max_tokens + 2
+
+
+def test_page_mode_never_crosses_a_page_and_skips_empty_pages(counter):
+    pages = rules_document()
+    result = chunk(pages, dataclasses.replace(SMALL, page_mode="pdf-page-v1"), counter)
+    for record in result.parents + result.children:
+        assert len(record.pages) == 1
+        page = pages[record.page - 1]
+        assert page.char_start <= record.char_start and record.char_end <= page.char_end
+    assert 2 not in {record.page for record in result.parents}
+
+
+def test_span_mode_records_every_page_and_cites_the_principal_one(counter):
+    pages = build_pages([[("paragraph", SENTENCE * 2, 0)], [("paragraph", " ".join([SENTENCE] * 2), 0)]])
+    result = chunk(pages, counter=counter)
+    spanning = [record for record in result.children if len(record.pages) > 1]
+    assert spanning and spanning[0].pages == (1, 2)
+    shares = {
+        page.page: min(spanning[0].char_end, page.char_end) - max(spanning[0].char_start, page.char_start)
+        for page in pages
+    }
+    assert spanning[0].page == max(shares, key=shares.get)
+
+
+def test_short_fragments_merge_into_a_neighbour(counter):
+    pages = build_pages([[("paragraph", " ".join([SENTENCE] * 3), 0), ("paragraph", "Fin.", 0)]])
+    result = chunk(pages, dataclasses.replace(SMALL, child_overlap=0, parent_overlap=0), counter)
+    assert all(len(record.text) >= SMALL.min_chars for record in result.children)
+    assert result.children[-1].text.endswith("Fin.")
+
+
+def test_empty_document_gives_no_chunks(counter):
+    assert chunk(build_pages([[], []]), counter=counter) == ChunkedDocument((), ())
+
+
+def test_cap_includes_citation_and_document_prompt(counter):
+    policy = dataclasses.replace(SMALL, child_tokens=80, max_tokens=64, document_prompt="title: {title} | text: ")
+    pages = build_pages([[("paragraph", " ".join([SENTENCE] * 10), 0)]])
+    result = chunk(pages, policy, counter)
+    for record in result.children:
+        assert counter.count(text_to_embed(record.text, record.source, record.page, policy.document_prompt)) <= 64
+
+
+@pytest.mark.parametrize("key", SAMPLES)
+def test_sample_pdfs_keep_every_rule_with_the_default_policy(key, counter):
+    pages = extract_pages(RAW / key)
+    text = canonical_text(pages)
+    policy = ChunkPolicy()
+    result = chunk_document(identity_for(pages, key), pages, policy, counter)
+    covered = bytearray(len(text))
+    for record in result.children:
+        assert text[record.char_start : record.char_end] == record.text
+        assert record.tokens <= policy.child_tokens
+        covered[record.char_start : record.char_end] = b"\x01" * (record.char_end - record.char_start)
+    assert all(covered[index] or char.isspace() for index, char in enumerate(text))
+    embedded = counter.count_batch([text_to_embed(r.text, r.source, r.page) for r in result.children])
+    assert max(embedded) <= policy.max_tokens
+    assert max(record.tokens for record in result.parents) <= policy.parent_tokens
+    every_id = [record.id for record in result.parents + result.children]
+    assert len(set(every_id)) == len(every_id)
+    assert len({record.canonical_id for record in result.parents + result.children}) == len(every_id)
+    assert len({record.chunk_uid for record in result.parents + result.children}) == len(every_id)
+
+
+def _fingerprint(result: ChunkedDocument) -> str:
+    rows = [to_dict(record) for record in result.parents + result.children]
+    return hashlib.sha256(json.dumps(rows, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def test_deterministic_over_a_thousand_runs(counter):
+    pages = build_pages([[("heading", "# Titre", 1), ("paragraph", " ".join([SENTENCE] * 3), 0)]])
+    expected = _fingerprint(chunk(pages, counter=counter))
+    assert all(_fingerprint(chunk(pages, counter=counter)) == expected for _ in range(1000))
+
+
+_CHILD_PROCESS = """
+import sys
+from pocket_assets_tests.core.test_chunker import rules_document, chunk, _fingerprint
+print(_fingerprint(chunk(rules_document())))
+"""
+
+
+def test_deterministic_across_processes(counter):
+    expected = _fingerprint(chunk(rules_document(), counter=counter))
+    output = subprocess.run(
+        [sys.executable, "-c", _CHILD_PROCESS], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "7"}
+    )
+    assert output.stdout.strip() == expected

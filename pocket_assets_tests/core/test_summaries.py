@@ -1,0 +1,259 @@
+"""Extractive summaries and `summarize_tables`: records, links to parents, cap, cache, determinism."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from pocket_assets.core import ids
+from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
+from pocket_assets.core.embed_text import text_to_embed
+from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.records import Block, ChunkRecord, ContentFeatures, PageRecord, PdfIdentity, TableCells
+from pocket_assets.core.summaries import (
+    ExtractiveSummarizer,
+    SummaryError,
+    TableContext,
+    cells_from_markdown,
+    document_language,
+    summarize_tables,
+)
+from pocket_assets.core.summary_cache import SummaryCache
+from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
+from pocket_assets_tests.core.test_table_types import ARRAY_CLASSES, UCB_ADMISSIONS
+
+IDENTITY = PdfIdentity(
+    partition_key="fr/A02_Championnat_de_France_des_Clubs.pdf",
+    corpus="fr",
+    source="A02_Championnat_de_France_des_Clubs.pdf",
+    sha256="0" * 64,
+    size_bytes=1000,
+    page_count=2,
+)
+CALENDAR = TableCells(
+    header=("Ronde", "Date", "Horaire"),
+    rows=(("1", "12/10/2025", "14h00"), ("2", "16/11/2025", "14h00"), ("3", "7/12/2025", "14h00")),
+)
+MATCH_POINTS = TableCells(
+    header=("Résultat du match", "Points"),
+    rows=(("Victoire", "3"), ("Match nul", "2"), ("Défaite", "1"), ("Forfait", "0")),
+)
+
+
+@pytest.fixture(scope="module")
+def counter() -> TokenCounter:
+    return load_tokenizer()
+
+
+def pipe(cells: TableCells) -> str:
+    lines = [cells.header, *cells.rows]
+    return "\n".join(
+        ["| " + " | ".join(lines[0]) + " |", "|" + "---|" * len(cells.header)]
+        + ["| " + " | ".join(row) + " |" for row in lines[1:]]
+    )
+
+
+def page_content(number: int, parts: list[tuple[str, str, TableCells | None]]) -> PageContent:
+    """A page from (kind, text, cells) parts joined by blank lines, with each part's block."""
+    text, blocks = "", []
+    for kind, part, cells in parts:
+        if text:
+            text += "\n\n"
+        level = part.count("#", 0, 4) if kind == "heading" else 0
+        blocks.append(Block(kind, len(text), len(text) + len(part), level=level, table=cells))
+        text += part
+    return PageContent(number, text, tuple(blocks))
+
+
+def build_pages() -> tuple[PageRecord, ...]:
+    """Two pages of a French regulation: a calendar on page 1, the match points on page 2."""
+    return assemble_pages(
+        [
+            page_content(
+                1,
+                [
+                    ("heading", "## 3.2 Calendrier des rondes", None),
+                    ("paragraph", "Le championnat se joue en trois rondes, le dimanche, dans la salle du club qui reçoit.", None),
+                    ("table", pipe(CALENDAR), CALENDAR),
+                    ("paragraph", "Les horaires sont ceux du club qui reçoit pour la ronde et pour le match.", None),
+                ],
+            ),
+            page_content(
+                2,
+                [
+                    ("heading", "## 3.3 Décompte des points", None),
+                    ("paragraph", "Tableau 4 - Points de match attribués aux équipes", None),
+                    ("table", pipe(MATCH_POINTS), MATCH_POINTS),
+                ],
+            ),
+        ]
+    )
+
+
+def parent(index: int, start: int, end: int, pages: tuple[PageRecord, ...], section: str) -> ChunkRecord:
+    text = canonical_text(pages)[start:end]
+    page = next(record.page for record in pages if record.char_start <= start <= record.char_end)
+    record_id = ids.parent_id(IDENTITY.source, page, index)
+    document_id = ids.document_uuid(IDENTITY.partition_key)
+    return ChunkRecord(
+        id=record_id, text=text, source=IDENTITY.source, corpus="fr", chunk_type="parent", page=page,
+        pages=(page,), tokens=10, section=section, section_path=(section,), section_id=section[:3],
+        article_num=section[:3], parent_id=None, table_type=None, char_start=start, char_end=end,
+        line_from=1, line_to=1, chunk_uid=ids.chunk_uuid(document_id, record_id), document_id=document_id,
+        canonical_id="", hash=ids.content_hash(text), anchor="", chunk_index=index, total_chunks=3,
+        has_overlap_previous=False, has_overlap_next=False, content_type="mixed",
+        content_features=ContentFeatures(), chunker_version="pocket-hier-v1", policy_hash="0" * 16,
+    )  # fmt: skip
+
+
+def build_parents(pages: tuple[PageRecord, ...]) -> tuple[ChunkRecord, ...]:
+    """Three overlapping parents; the table of page 2 starts inside both the second and the third."""
+    second_table = pages[1].char_start + pages[1].blocks[2].char_start
+    return (
+        parent(0, 0, pages[0].char_end, pages, "3.2 Calendrier des rondes"),
+        parent(1, pages[0].char_end - 20, second_table + 30, pages, "3.3 Décompte des points"),
+        parent(2, second_table - 10, pages[1].char_end, pages, "3.3 Décompte des points (suite)"),
+    )
+
+
+def context(cells: TableCells, language: str, title: str | None = None) -> TableContext:
+    return TableContext("x.pdf", 3, 0, language, title, cells, pipe(cells))
+
+
+def test_extractive_summary_in_french_names_title_shape_columns_and_keys(counter: TokenCounter) -> None:
+    summary = ExtractiveSummarizer(counter).summarize(context(CALENDAR, "fr", "3.2 Calendrier des rondes"))
+    assert summary.text == (
+        "Tableau « 3.2 Calendrier des rondes » de 3 lignes et 3 colonnes : Ronde, Date et Horaire ; "
+        "Ronde : 1, 2 et 3."
+    )
+    assert (summary.requests, summary.fallback) == (0, None)
+
+
+def test_extractive_summary_in_english_on_a_real_sample_table(counter: TokenCounter) -> None:
+    summary = ExtractiveSummarizer(counter).summarize(context(UCB_ADMISSIONS, "en", "UCBAdmissions"))
+    assert summary.text == (
+        'Table "UCBAdmissions" with 4 rows and 9 columns: Admit, Gender, Dept, A, B, C, D, E and F; '
+        "Admit: Admitted and Rejected."
+    )
+
+
+@pytest.mark.parametrize("target", [50, 80])
+def test_extractive_summary_grows_to_about_its_target(counter: TokenCounter, target: int) -> None:
+    wide = TableCells(
+        header=tuple(f"Colonne {index}" for index in range(12)),
+        rows=tuple((f"Équipe {index}", *("x" * 11)) for index in range(40)),
+    )
+    text = ExtractiveSummarizer(counter, target_tokens=target).summarize(context(wide, "fr", "Équipes")).text
+    assert target - 12 <= counter.count(text) <= target
+    assert len(text) >= 50
+
+
+def test_a_tiny_table_still_gets_fifty_characters(counter: TokenCounter) -> None:
+    tiny = TableCells(header=("a",), rows=(("b",),))
+    for language in ("fr", "en"):
+        assert len(ExtractiveSummarizer(counter).summarize(context(tiny, language)).text) >= 50
+
+
+def test_the_key_column_is_the_first_holding_words(counter: TokenCounter) -> None:
+    text = ExtractiveSummarizer(counter).summarize(context(ARRAY_CLASSES, "fr")).text
+    assert "token : c, l et r" in text
+
+
+def test_language_follows_the_corpus_unless_the_text_clearly_differs() -> None:
+    english = "The table of results is given in the appendix and the rules are for all of the events. " * 3
+    assert document_language("fr", "Le calendrier des rondes est fixé par la direction.") == "fr"
+    assert document_language("intl", "") == "en"
+    assert document_language("fr", english) == "en"
+    assert document_language("intl", "Les résultats de la ronde sont publiés sur le site et dans la salle " * 3) == "fr"
+
+
+def test_cells_are_read_back_from_a_pipe_table() -> None:
+    assert cells_from_markdown(pipe(CALENDAR)) == CALENDAR
+
+
+def test_summarize_tables_makes_one_linked_record_per_table(counter: TokenCounter) -> None:
+    pages = build_pages()
+    parents = build_parents(pages)
+    policy = ChunkPolicy()
+    batch = summarize_tables(IDENTITY, pages, parents, policy, counter, ExtractiveSummarizer(counter))
+    text = canonical_text(pages)
+    calendar, points = batch.chunks
+    assert [chunk.id for chunk in batch.chunks] == [
+        "A02_Championnat_de_France_des_Clubs.pdf-p001-table000",
+        "A02_Championnat_de_France_des_Clubs.pdf-p002-table001",
+    ]
+    assert calendar.text.startswith("Tableau « 3.2 Calendrier des rondes » de 3 lignes")
+    assert points.text.startswith("Tableau « Tableau 4 - Points de match attribués aux équipes »")
+    assert (calendar.table_type, points.table_type) == ("schedule", "scoring")
+    assert (calendar.parent_id, points.parent_id) == (parents[0].id, parents[1].id)
+    assert points.section == "3.3 Décompte des points" and points.section_id == "3.3"
+    for chunk, cells in ((calendar, CALENDAR), (points, MATCH_POINTS)):
+        assert text[chunk.char_start : chunk.char_end] == pipe(cells)
+        lines = text.splitlines()
+        assert lines[chunk.line_from - 1] == pipe(cells).splitlines()[0]
+        assert lines[chunk.line_to - 1] == pipe(cells).splitlines()[-1]
+        assert chunk.pages == (chunk.page,) and chunk.chunk_type == "table_summary"
+        assert chunk.tokens == counter.count(chunk.text) and len(chunk.text) >= 50
+        assert counter.count(text_to_embed(chunk.text, chunk.source, chunk.page)) <= policy.max_tokens
+        assert chunk.content_type == "table" and chunk.content_features == ContentFeatures(table_count=1)
+        assert chunk.hash == ids.content_hash(chunk.text)
+        assert chunk.chunk_uid == ids.chunk_uuid(ids.document_uuid(IDENTITY.partition_key), chunk.id)
+        assert (chunk.chunker_version, chunk.policy_hash) == (policy.chunker_version, policy.policy_hash)
+    assert [(chunk.chunk_index, chunk.total_chunks) for chunk in batch.chunks] == [(0, 2), (1, 2)]
+    assert calendar.canonical_id.endswith("|p=001|b=002")
+    stats = batch.stats
+    assert (stats.tables, stats.summaries, stats.cache_hits, stats.llm_calls) == (2, 2, 0, 0)
+    assert stats.tables_per_page == {1: 1, 2: 1}
+    assert stats.table_types == {"schedule": 1, "scoring": 1}
+    assert stats.fallbacks == ()
+
+
+def test_summaries_are_deterministic_and_cached(counter: TokenCounter, tmp_path: Path) -> None:
+    pages = build_pages()
+    parents = build_parents(pages)
+    cache = SummaryCache(tmp_path)
+    summarizer = ExtractiveSummarizer(counter)
+    first = summarize_tables(IDENTITY, pages, parents, ChunkPolicy(), counter, summarizer, cache)
+    second = summarize_tables(IDENTITY, pages, parents, ChunkPolicy(), counter, summarizer, SummaryCache(tmp_path))
+    assert first.chunks == second.chunks
+    assert (first.stats.cache_hits, second.stats.cache_hits, len(cache)) == (0, 2, 2)
+
+
+def test_a_summary_is_trimmed_to_the_embedding_cap(counter: TokenCounter) -> None:
+    pages = build_pages()
+    prompt = "title: {title} | text: "
+    overhead = counter.count(text_to_embed("", IDENTITY.source, 1, prompt))  # prompt and citation alone
+    policy = ChunkPolicy(max_tokens=overhead + 20, document_prompt=prompt)
+    summarizer = ExtractiveSummarizer(counter, target_tokens=80)
+    batch = summarize_tables(IDENTITY, pages, build_parents(pages), policy, counter, summarizer)
+    for chunk in batch.chunks:
+        embedded = text_to_embed(chunk.text, chunk.source, chunk.page, policy.document_prompt)
+        assert policy.max_tokens - 3 <= counter.count(embedded) <= policy.max_tokens
+        assert chunk.text.endswith("…") and len(chunk.text) >= 50
+
+
+def test_a_table_outside_every_parent_is_an_error_naming_it(counter: TokenCounter) -> None:
+    pages = build_pages()
+    with pytest.raises(SummaryError, match=r"A02_Championnat_de_France_des_Clubs.pdf, page 2, table 1: no parent"):
+        summarize_tables(IDENTITY, pages, build_parents(pages)[:1], ChunkPolicy(), counter, ExtractiveSummarizer(counter))
+
+
+def test_a_document_without_tables_gives_no_summary(counter: TokenCounter) -> None:
+    pages = assemble_pages([page_content(1, [("paragraph", "Aucun tableau sur cette page de règlement.", None)])])
+    batch = summarize_tables(IDENTITY, pages, (), ChunkPolicy(), counter, ExtractiveSummarizer(counter))
+    assert batch.chunks == () and batch.stats.tables_per_page == {}
+
+
+def test_with_the_real_chunker_every_summary_resolves_to_a_parent(counter: TokenCounter) -> None:
+    from pocket_assets.core.chunker import chunk_document
+
+    pages = build_pages()
+    policy = dataclasses.replace(ChunkPolicy(), parent_tokens=64, parent_overlap=8, child_tokens=32, child_overlap=4)
+    parents = chunk_document(IDENTITY, pages, policy, counter).parents
+    batch = summarize_tables(IDENTITY, pages, parents, policy, counter, ExtractiveSummarizer(counter))
+    by_id = {record.id: record for record in parents}
+    for chunk in batch.chunks:
+        holder = by_id[chunk.parent_id]
+        assert holder.char_start <= chunk.char_start < holder.char_end

@@ -1,0 +1,92 @@
+"""Materialize the ingest stages for real, on a temporary instance, with good and broken PDFs."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from dagster import AssetKey, DagsterInstance
+
+from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets_tests.defs.conftest import materialize_corpus
+from pocket_assets_tests.pdf_factory import (
+    SAMPLE_RAW,
+    encrypted_pdf,
+    image_only_pdf,
+    text_pdf,
+    random_bytes_pdf,
+    truncated_pdf,
+    zero_page_pdf,
+)
+
+INGEST = ["raw_pdf", "pages"]
+ARTICLE_FR = (
+    "Article 1 Objet. Le présent règlement fixe les conditions dans lesquelles les compétitions sont "
+    "organisées. Chaque joueur doit respecter les règles du jeu et les décisions de l'arbitre. " * 3
+)
+ARTICLE_EN = (
+    "Article 2 Scope. These rules apply to every game played under the authority of the federation. "
+    "The arbiter shall see that the rules are strictly observed. " * 3
+)
+
+
+def test_sample_corpus_ingests_in_one_run(instance: DagsterInstance, paths: CorpusPaths) -> None:
+    result = materialize_corpus(instance, paths, selection=INGEST)
+    assert result.success
+    store = paths.store()
+    frame = pd.read_parquet(store.data_path("pages", "fr/faq.pdf"))
+    assert frame["page"].tolist() == list(range(1, 18))
+    assert (frame["char_end"] >= frame["char_start"]).all()
+    identity = pd.read_parquet(store.data_path("raw_pdf", "intl/R-data.pdf")).iloc[0]
+    assert (identity["corpus"], identity["source"], identity["page_count"]) == ("intl", "R-data.pdf", 41)
+    materialized = instance.get_materialized_partitions(AssetKey("pages"))
+    assert materialized == {"fr/f-array.pdf", "fr/faq.pdf", "intl/R-data.pdf"}
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (random_bytes_pdf, "not a PDF"),
+        (lambda path: truncated_pdf(path, SAMPLE_RAW / "fr" / "faq.pdf"), "truncated"),
+        (encrypted_pdf, "encrypted"),
+        (zero_page_pdf, "zero pages"),
+    ],
+    ids=["random-bytes", "truncated", "encrypted", "zero-pages"],
+)
+def test_a_broken_pdf_fails_alone_inside_a_single_run(
+    instance: DagsterInstance, paths: CorpusPaths, tmp_path: Path, make, reason: str
+) -> None:
+    make(paths.raw_path / "fr" / "broken.pdf")
+    text_pdf(paths.raw_path / "fr" / "good.pdf", [ARTICLE_FR, ARTICLE_FR])
+    text_pdf(paths.raw_path / "intl" / "good.pdf", [ARTICLE_EN])
+    keys = ["fr/broken.pdf", "fr/good.pdf", "intl/good.pdf"]  # three PDFs, one broken
+    result = materialize_corpus(instance, paths, keys=keys, selection=INGEST)
+    assert result.success, "the run goes on for the good PDFs"
+    store = paths.store()
+    failed = store.manifest("raw_pdf", "fr/broken.pdf")
+    assert failed.status == "failed" and reason in failed.reason and "broken.pdf" in failed.reason
+    skipped = store.manifest("pages", "fr/broken.pdf")
+    assert skipped.status == "skipped" and "raw_pdf failed" in skipped.reason
+    assert not store.data_path("pages", "fr/broken.pdf").exists()
+    for good in ("fr/good.pdf", "intl/good.pdf"):
+        assert store.manifest("pages", good).status == "ok"
+    metadata = result.asset_materializations_for_node("raw_pdf")[0].metadata
+    assert metadata["partitions_failed"].value == 1
+    assert "fr/broken.pdf" in metadata["failed_partitions"].value
+
+
+def test_a_broken_pdf_alone_fails_its_run(instance: DagsterInstance, paths: CorpusPaths) -> None:
+    random_bytes_pdf(paths.raw_path / "intl" / "junk.pdf")
+    result = materialize_corpus(instance, paths, keys=["intl/junk.pdf"], selection=INGEST)
+    assert not result.success
+    failure = result.failure_data_for_node("raw_pdf")
+    assert "junk.pdf: not a PDF" in failure.error.message
+    assert "intl/junk.pdf" not in instance.get_materialized_partitions(AssetKey("raw_pdf"))
+
+
+def test_image_only_pages_are_warned_about_not_failed(instance: DagsterInstance, paths: CorpusPaths) -> None:
+    image_only_pdf(paths.raw_path / "intl" / "scan.pdf")
+    result = materialize_corpus(instance, paths, keys=["intl/scan.pdf"], selection=INGEST)
+    assert result.success
+    page = pd.read_parquet(paths.store().data_path("pages", "intl/scan.pdf")).iloc[0]
+    assert page["text"] == ""
+    assert any("image" in warning or "empty" in warning for warning in page["warnings"])

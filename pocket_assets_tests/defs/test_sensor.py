@@ -1,0 +1,64 @@
+"""The raw-folder sensor over several ticks: add, change and delete PDFs."""
+
+from pathlib import Path
+
+from dagster import DagsterInstance, SensorResult, build_sensor_context
+
+from pocket_assets.core.records import PdfIdentity, to_dict
+from pocket_assets.core.schemas import PDF_IDENTITY_SCHEMA
+from pocket_assets.core.storage import PartitionManifest
+from pocket_assets.defs.partition_ranges import range_tags
+from pocket_assets.defs.partitions import pdf_partitions
+from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets.defs.sensors import raw_pdf_sensor
+from pocket_assets_tests.pdf_factory import text_pdf
+
+
+def _tick(instance: DagsterInstance, paths: CorpusPaths, cursor: str | None) -> SensorResult:
+    """One evaluation with a fresh context (as after a daemon restart), applying its partition requests."""
+    context = build_sensor_context(instance=instance, cursor=cursor, resources={"paths": paths})
+    result = raw_pdf_sensor(context)
+    for request in result.dynamic_partitions_requests:
+        if request.__class__.__name__ == "AddDynamicPartitionsRequest":
+            instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+        else:
+            for key in request.partition_keys:
+                instance.delete_dynamic_partition(request.partitions_def_name, key)
+    return result
+
+
+def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: Path) -> None:
+    raw = tmp_path / "raw"
+    text_pdf(raw / "fr" / "a.pdf", ["Premier document."])
+    text_pdf(raw / "fr" / "b.pdf", ["Deuxième document."])
+    text_pdf(raw / "intl" / "c.pdf", ["Third document."])
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(tmp_path))
+
+    first = _tick(instance, paths, None)
+    assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf", "intl/c.pdf"]
+    assert len(first.run_requests) == 1, "PDFs found together are built in one run"
+    assert first.run_requests[0].tags == {**first.run_requests[0].tags, **range_tags("fr/a.pdf", "intl/c.pdf")}
+
+    quiet = _tick(instance, paths, first.cursor)
+    assert quiet.run_requests == [] and quiet.dynamic_partitions_requests == []
+
+    text_pdf(raw / "fr" / "b.pdf", ["Deuxième document, révisé."])
+    changed = _tick(instance, paths, quiet.cursor)
+    assert [request.partition_key for request in changed.run_requests] == ["fr/b.pdf"]
+    assert changed.run_requests[0].run_key.startswith("fr/b.pdf@")
+    assert changed.dynamic_partitions_requests == []
+
+    store = paths.store()
+    identity = PdfIdentity("intl/c.pdf", "intl", "c.pdf", "0" * 64, 1, 1)
+    store.write("raw_pdf", "intl/c.pdf", [to_dict(identity)], PDF_IDENTITY_SCHEMA,
+                PartitionManifest("raw_pdf", "intl/c.pdf", "ok", rows=1))
+    (raw / "intl" / "c.pdf").unlink()
+    removed = _tick(instance, paths, changed.cursor)
+    assert removed.run_requests == []
+    assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf"]
+    assert not store.data_path("raw_pdf", "intl/c.pdf").exists()
+
+    text_pdf(raw / "intl" / "d.pdf", ["A new one."])
+    added = _tick(instance, paths, removed.cursor)
+    assert [request.partition_key for request in added.run_requests] == ["intl/d.pdf"]
+    assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf", "intl/d.pdf"]
