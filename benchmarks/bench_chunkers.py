@@ -125,7 +125,7 @@ def _text_alone_counter(counter: TokenCounter) -> Callable[[str], int]:
     return count
 
 
-def ours(policy: ChunkPolicy, name: str, settings: str) -> Contender | str:
+def ours(policy: ChunkPolicy, name: str, settings: str, keep_parents: bool = True) -> Contender | str:
     try:
         from pocket_assets.core.chunker import chunk_document
     except ImportError as error:
@@ -136,7 +136,9 @@ def ours(policy: ChunkPolicy, name: str, settings: str) -> Contender | str:
             chunked = chunk_document(document.identity, document.pages, policy, counter)
             return Output(
                 embedded=[RawChunk(c.text, c.char_start, c.char_end, c.page) for c in chunked.children],
-                parents=[RawChunk(c.text, c.char_start, c.char_end, c.page) for c in chunked.parents],
+                parents=[RawChunk(c.text, c.char_start, c.char_end, c.page) for c in chunked.parents]
+                if keep_parents
+                else [],
             )
 
         return run
@@ -278,6 +280,12 @@ def contenders() -> tuple[list[Contender], list[str]]:
             dataclasses.replace(POLICY, parent_tokens=10**9, parent_overlap=0),
             "ours-children",
             "same, with one parent per document (parent_tokens=1e9): children alone, as flat peers do",
+            keep_parents=False,
+        ),
+        ours(
+            dataclasses.replace(POLICY, page_mode="pdf-page-v1"),
+            "ours-page",
+            "same as ours, page mode pdf-page-v1 (seed 003): no chunk crosses a page",
         ),
         langchain(),
         chonkie(),

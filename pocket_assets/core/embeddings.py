@@ -169,13 +169,16 @@ def embed_chunks(
 
 def _stored_vectors(table: pa.Table | None, model: str, hashes: dict[str, str]) -> dict[str, np.ndarray]:
     """Vectors still valid for the current chunks: same uid, same embedded text, same model."""
-    if table is None:
+    if table is None or table.num_rows == 0:
         return {}
-    valid = {}
-    for row in table.select(["chunk_uid", "hash", "model", "vector"]).to_pylist():
-        if row["model"] == model and hashes.get(row["chunk_uid"]) == row["hash"]:
-            valid[row["chunk_uid"]] = np.asarray(row["vector"], dtype=np.float32)
-    return valid
+    vectors = table.column("vector").combine_chunks()
+    matrix = vectors.flatten().to_numpy(zero_copy_only=False).astype(np.float32).reshape(len(vectors), -1)
+    uids, text_hashes, models = (table.column(name).to_pylist() for name in ("chunk_uid", "hash", "model"))
+    return {
+        uid: matrix[index]
+        for index, (uid, text_hash, row_model) in enumerate(zip(uids, text_hashes, models))
+        if row_model == model and hashes.get(uid) == text_hash
+    }
 
 
 def _embed(

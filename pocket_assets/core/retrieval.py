@@ -303,11 +303,11 @@ def bm25_rankings(
         retriever.index([tokenize(chunk.text, language) for chunk in corpus_chunks], show_progress=False)
         for question in corpus_questions:
             scores = retriever.get_scores(tokenize(question.question, language))
-            rankings[question.id] = [corpus_chunks[index] for index in top_indices(scores, depth)]
+            rankings[question.id] = [corpus_chunks[index] for index in _top_indices(scores, depth)]
     return rankings
 
 
-def top_indices(scores: np.ndarray, depth: int) -> list[int]:
+def _top_indices(scores: np.ndarray, depth: int) -> list[int]:
     """Best first; equal scores keep index order; zero scores (no shared term) are not retrieved."""
     order = np.argsort(-scores, kind="stable")[:depth]
     return [int(index) for index in order if scores[index] > 0]

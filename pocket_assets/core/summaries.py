@@ -441,6 +441,7 @@ def summarize_tables(
     pages = tuple(pages)
     parent_finder = _ParentFinder(parents)
     tables = _locate_tables(identity, pages)
+    holders = [parent_finder.holding(table.context, table.char_start) for table in tables]  # before any LLM call
     texts: list[str] = []
     cache_hits = requests = 0
     seconds = 0.0
@@ -466,12 +467,11 @@ def summarize_tables(
 
     document_id = ids.document_uuid(identity.partition_key)
     doc_uid = ids.doc_uid(identity.partition_key)
-    revision = ids.revision8(canonical_text(pages))
+    revision = ids.revision8(canonical_text(pages)) if tables else ""  # hash the text only when needed
     token_counts = counter.count_batch(texts)
     records = []
-    for table, text, tokens in zip(tables, texts, token_counts):
+    for table, parent, text, tokens in zip(tables, holders, texts, token_counts):
         context = table.context
-        parent = parent_finder.holding(context, table.char_start)
         record_id = ids.table_summary_id(identity.source, context.page, context.table_index)
         records.append(
             ChunkRecord(
@@ -542,13 +542,14 @@ def _locate_tables(identity: PdfIdentity, pages: tuple[PageRecord, ...]) -> list
     found = []
     last_heading: str | None = None
     for page in pages:
-        language = document_language(identity.corpus, page.text)
+        language: str | None = None  # read only on pages that hold a table
         previous: Block | None = None
         for block_index, block in enumerate(page.blocks):
             block_text = page.text[block.char_start : block.char_end]
             if block.kind == "heading":
                 last_heading = fold_whitespace(_HEADING_MARKS.sub("", block_text)) or last_heading
             elif block.kind == "table":
+                language = language or document_language(identity.corpus, page.text)
                 cells = block.table or cells_from_markdown(block_text)
                 title = cells.caption or last_heading
                 if previous is not None and previous.kind == "paragraph":

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
@@ -70,10 +70,14 @@ _RESULT_FORMAT = {
 class GateResult:
     """One expectation's verdict. Failures are the results with `passed=False`.
 
-    `offending` holds the first `OFFENDING_LIMIT` (chunk id, page) pairs. Coverage
-    results that are about text rather than chunks use a descriptive label instead
-    of a chunk id: the partition key for an uncovered page, `"<key> chars A-B"` for
-    an uncovered character range (A inclusive, B exclusive, canonical text offsets).
+    `expectation` is a short stable name: the suite's `meta.name` for GE, the
+    violated schema rule (e.g. `properties/text/minLength`) for the schema, a
+    constant of this module for coverage. `detail` says what was checked or,
+    when an expectation could not run, the error. `offending` holds the first
+    `OFFENDING_LIMIT` (chunk id, page) pairs; coverage results about text rather
+    than chunks put a label in place of the chunk id: the partition key for an
+    uncovered page, `"<key> chars A-B"` for an uncovered character range (A
+    inclusive, B exclusive, offsets in the canonical text).
     """
 
     gate: str
@@ -82,7 +86,7 @@ class GateResult:
     checked_count: int
     unexpected_count: int
     offending: tuple[tuple[str, int], ...] = ()
-    note: str = ""
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -111,11 +115,12 @@ class GateReport:
 class Gates:
     """Everything loaded once per process: the GE context and suites, the schema validator."""
 
-    context: AbstractDataContext
-    batch_definition: BatchDefinition
+    # Kept out of repr: GE's context prints its whole configuration.
+    context: AbstractDataContext = field(repr=False)
+    batch_definition: BatchDefinition = field(repr=False)
     partition_suite: ExpectationSuite
     corpus_suite: ExpectationSuite
-    chunk_schema: jsonschema.Draft7Validator
+    chunk_schema: jsonschema.Draft7Validator = field(repr=False)
 
 
 def load_gates(expectations_dir: Path) -> Gates:
@@ -226,22 +231,22 @@ def _run_suite(
 
 def _expectation_result(gate: str, result: Any) -> GateResult:
     config = result.expectation_config
-    label = f"{config.meta['name']}: {config.type}({config.kwargs.get('column', '')})"
+    name = config.meta["name"]
     error = _exception_message(result.exception_info)
     if error:
-        return GateResult(gate, label, passed=False, checked_count=0, unexpected_count=0, note=error)
+        return GateResult(gate, name, passed=False, checked_count=0, unexpected_count=0, detail=error)
     details = result.result
     offending = tuple(
         (str(row["id"]), int(row["page"])) for row in details.get("partial_unexpected_index_list") or ()
     )
     return GateResult(
         gate=gate,
-        expectation=label,
+        expectation=name,
         passed=bool(result.success),
         checked_count=int(details.get("element_count") or 0),
         unexpected_count=int(details.get("unexpected_count") or 0),
         offending=offending[:OFFENDING_LIMIT],
-        note=config.meta.get("rule", ""),
+        detail=f"{config.type}({config.kwargs.get('column', '')}): {config.meta.get('rule', '')}",
     )
 
 
@@ -272,16 +277,17 @@ def check_schema(gates: Gates, chunks: Sequence[ChunkRecord]) -> tuple[GateResul
             offenders.setdefault(rule, []).append((chunk.id, chunk.page))
             first_message.setdefault(rule, error.message[:200])
     if not offenders:
-        return (GateResult(SCHEMA_GATE, CHUNK_SCHEMA_FILE, passed=True, checked_count=len(chunks), unexpected_count=0),)
+        valid = GateResult(SCHEMA_GATE, CHUNK_SCHEMA_FILE, True, len(chunks), 0, detail="every record is valid")
+        return (valid,)
     return tuple(
         GateResult(
             gate=SCHEMA_GATE,
-            expectation=f"{CHUNK_SCHEMA_FILE}: {rule}",
+            expectation=rule,
             passed=False,
             checked_count=len(chunks),
             unexpected_count=len(offenders[rule]),
             offending=tuple(offenders[rule][:OFFENDING_LIMIT]),
-            note=first_message[rule],
+            detail=f"{CHUNK_SCHEMA_FILE}: {first_message[rule]}",
         )
         for rule in sorted(offenders)
     )
@@ -312,7 +318,7 @@ def _pages_have_chunks(
         checked_count=len(with_text),
         unexpected_count=len(missing),
         offending=tuple((partition_key, page) for page in missing[:OFFENDING_LIMIT]),
-        note="every page with non-whitespace text is in some chunk's pages",
+        detail="every page with non-whitespace text is in some chunk's pages",
     )
 
 
@@ -327,7 +333,7 @@ def _text_matches_offsets(chunks: Sequence[ChunkRecord], text: str) -> GateResul
         checked_count=len(sliced),
         unexpected_count=len(wrong),
         offending=tuple((chunk.id, chunk.page) for chunk in wrong[:OFFENDING_LIMIT]),
-        note="parent and child text == canonical_text[char_start:char_end]",
+        detail="parent and child text == canonical_text[char_start:char_end]",
     )
 
 
@@ -349,7 +355,7 @@ def _children_cover_text(
         checked_count=len(text),
         unexpected_count=len(gaps),
         offending=offending,
-        note=(
+        detail=(
             f"{sum(end - start for start, end in gaps)} characters in {len(gaps)} uncovered ranges"
             " (each from its first to its last non-whitespace character)"
             if gaps

@@ -72,7 +72,7 @@ def _partition_section(index: int, report: GateReport) -> str:
     opened = "" if report.passed else " open"
     header = (
         "<tr><th>gate</th><th>expectation</th><th>status</th><th>checked</th>"
-        "<th>unexpected</th><th>first offending (id, page)</th><th>note</th></tr>"
+        "<th>unexpected</th><th>first offending (id, page)</th><th>detail</th></tr>"
     )
     rows = "".join(_result_row(result) for result in report.results)
     return (
@@ -86,5 +86,5 @@ def _result_row(result: GateResult) -> str:
     return (
         f"<tr><td>{escape(result.gate)}</td><td><code>{escape(result.expectation)}</code></td>"
         f"<td>{_status(result.passed)}</td><td>{result.checked_count}</td><td>{result.unexpected_count}</td>"
-        f"<td>{offending}</td><td>{escape(result.note)}</td></tr>"
+        f"<td>{offending}</td><td>{escape(result.detail)}</td></tr>"
     )

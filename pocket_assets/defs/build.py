@@ -5,20 +5,25 @@ from __future__ import annotations
 import os
 from dagster import Definitions
 
+from pocket_assets.defs.assets.chunking import children, parents, table_summaries
+from pocket_assets.defs.assets.export import STAGES, android_export
 from pocket_assets.defs.assets.ingest import pages, raw_pdf
+from pocket_assets.defs.assets.quality import validated_chunks
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.resources import (
     ChunkPolicyResource,
     CorpusPaths,
+    GatesResource,
+    SummarizerResource,
     TokenizerResource,
     default_paths,
     environment_policy,
 )
 from pocket_assets.defs.sensors import raw_pdf_sensor
 
-ASSETS = [raw_pdf, pages]
+ASSETS = [raw_pdf, pages, parents, children, table_summaries, validated_chunks, android_export]
 # The per-PDF stages, in lineage order, whose manifests say how each PDF fared.
-STAGE_ASSETS = ("raw_pdf", "pages")
+STAGE_ASSETS = STAGES
 
 
 def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
@@ -27,6 +32,8 @@ def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
         "paths": paths or default_paths(),
         "tokenizer": TokenizerResource(name=os.environ.get("POCKET_ASSETS_TOKENIZER", "gemma3")),
         "chunk_policy": ChunkPolicyResource.from_policy(environment_policy()),
+        "summarizer": SummarizerResource(),
+        "gates": GatesResource(),
     }
 
 

@@ -13,10 +13,17 @@ from __future__ import annotations
 import logging
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 import pyarrow as pa
-from dagster import AssetExecutionContext, AssetObservation, Failure, MaterializeResult, MetadataValue
+from dagster import (
+    AssetCheckResult,
+    AssetExecutionContext,
+    AssetObservation,
+    Failure,
+    MaterializeResult,
+    MetadataValue,
+)
 
 from pocket_assets.core.storage import (
     STATUS_FAILED,
@@ -53,14 +60,21 @@ def run_per_pdf(
     build: Callable[[str], StageOutput],
     code_version: str | None = None,
     summarize: Callable[[list[Outcome]], dict[str, Any]] | None = None,
+    checks: Callable[[], Sequence[AssetCheckResult]] | None = None,
 ) -> MaterializeResult:
-    """Build, store and report every partition of the run; see the module docstring."""
+    """Build, store and report every partition of the run; see the module docstring.
+
+    `checks` (called after every PDF was tried) gives the asset's check results; an
+    asset with checks reports failed PDFs through them instead of failing its step,
+    so the UI shows which expectation failed.
+    """
     asset = context.asset_key.to_user_string()
     outcomes = [
         _build_one(context, store, asset, key, build, code_version) for key in sorted(context.partition_keys)
     ]
     failed = [outcome for outcome in outcomes if outcome.status != STATUS_OK]
-    if failed and (len(failed) == len(outcomes)):
+    check_results = list(checks()) if checks is not None else []
+    if failed and len(failed) == len(outcomes) and not check_results:
         raise Failure(
             description=" / ".join(f"{outcome.partition_key}: {outcome.reason}" for outcome in failed),
             metadata={"failed_partitions": MetadataValue.md(_failure_table(failed))},
@@ -73,7 +87,7 @@ def run_per_pdf(
         metadata["failed_partitions"] = MetadataValue.md(_failure_table(failed))
     if summarize is not None:
         metadata.update(summarize([outcome for outcome in outcomes if outcome.status == STATUS_OK]))
-    return MaterializeResult(metadata=metadata)
+    return MaterializeResult(metadata=metadata, check_results=check_results)
 
 
 def _build_one(

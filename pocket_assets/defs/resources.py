@@ -8,6 +8,7 @@ launchpad or run config.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from pathlib import Path
 
@@ -16,7 +17,9 @@ from pydantic import Field
 
 from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
 from pocket_assets.core.storage import PartitionStore
+from pocket_assets.core.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
+from pocket_assets.core.validation import Gates, load_gates
 
 
 class CorpusPaths(ConfigurableResource):
@@ -89,3 +92,47 @@ def default_paths(project_root: Path | None = None) -> CorpusPaths:
         output_dir=os.environ.get("POCKET_ASSETS_OUTPUT_DIR", str(root / "data" / "processed")),
         expectations_dir=os.environ.get("POCKET_ASSETS_EXPECTATIONS_DIR", str(root / "expectations")),
     )
+
+
+class SummarizerResource(ConfigurableResource):
+    """How tables get their ~50-token summaries: offline extractive (default) or an LLM endpoint."""
+
+    kind: str = Field(default="extractive", description="'extractive' (offline, deterministic) or 'llm'.")
+    base_url: str = Field(default="http://127.0.0.1:11434/v1", description="OpenAI-compatible API base URL.")
+    model: str = Field(default="", description="Model name for the chat endpoint.")
+    api_key_env: str = Field(default="POCKET_ASSETS_LLM_API_KEY", description="Environment variable holding the API key.")
+    timeout_seconds: float = 60.0
+    max_retries: int = 2
+    fallback_to_extractive: bool = Field(
+        default=False, description="On endpoint failure use the extractive summary (flagged) instead of failing the PDF."
+    )
+
+    def summarizer(self, counter: TokenCounter, target_tokens: int) -> Summarizer:
+        extractive = ExtractiveSummarizer(counter, target_tokens=target_tokens)
+        if self.kind == "extractive":
+            return extractive
+        if self.kind != "llm":
+            raise ValueError(f"summarizer kind must be 'extractive' or 'llm', got {self.kind!r}")
+        if not self.model:
+            raise ValueError("the llm summarizer needs a model name (resource config 'model')")
+        return LlmSummarizer(
+            base_url=self.base_url,
+            model=self.model,
+            api_key=os.environ.get(self.api_key_env, ""),
+            timeout_seconds=self.timeout_seconds,
+            max_retries=self.max_retries,
+            target_tokens=target_tokens,
+            fallback=extractive if self.fallback_to_extractive else None,
+        )
+
+
+class GatesResource(ConfigurableResource):
+    """The Great Expectations suites and JSON Schema, loaded once per process (GE import costs seconds)."""
+
+    def gates(self, expectations_dir: Path) -> Gates:
+        return _load_gates_once(str(expectations_dir))
+
+
+@functools.lru_cache(maxsize=4)
+def _load_gates_once(expectations_dir: str) -> Gates:
+    return load_gates(Path(expectations_dir))

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Sequence
 
+from pocket_assets.core.chunker import ChunkedDocument
+
 from pocket_assets.core.document import PageContent, assemble_pages
-from pocket_assets.core.records import Block, PageRecord, PdfIdentity
+from pocket_assets.core.records import Block, PageRecord, PdfIdentity, to_dict
 
 BlockSpec = tuple[str, str, int]  # (kind, text, heading level)
 
@@ -40,3 +44,9 @@ def markdown_table(rows: int, columns: int = 3) -> str:
         "| " + " | ".join(f"valeur {row}.{column} ronde" for column in range(columns)) + " |" for row in range(rows)
     ]
     return "\n".join([header, separator, *body])
+
+
+def fingerprint(result: ChunkedDocument) -> str:
+    """sha256 of every record as JSON: equal fingerprints mean byte-identical chunks and ids."""
+    rows = [to_dict(record) for record in result.parents + result.children]
+    return hashlib.sha256(json.dumps(rows, sort_keys=True).encode("utf-8")).hexdigest()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import subprocess
 import sys
@@ -16,9 +15,8 @@ from pocket_assets.core.document import canonical_text
 from pocket_assets.core.embed_text import text_to_embed
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.records import to_dict
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
-from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
+from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint, identity_for, markdown_table
 
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
 SAMPLES = ("fr/faq.pdf", "fr/f-array.pdf", "intl/R-data.pdf")
@@ -205,27 +203,34 @@ def test_sample_pdfs_keep_every_rule_with_the_default_policy(key, counter):
     assert len({record.chunk_uid for record in result.parents + result.children}) == len(every_id)
 
 
-def _fingerprint(result: ChunkedDocument) -> str:
-    rows = [to_dict(record) for record in result.parents + result.children]
-    return hashlib.sha256(json.dumps(rows, sort_keys=True).encode("utf-8")).hexdigest()
-
-
 def test_deterministic_over_a_thousand_runs(counter):
     pages = build_pages([[("heading", "# Titre", 1), ("paragraph", " ".join([SENTENCE] * 3), 0)]])
-    expected = _fingerprint(chunk(pages, counter=counter))
-    assert all(_fingerprint(chunk(pages, counter=counter)) == expected for _ in range(1000))
+    expected = fingerprint(chunk(pages, counter=counter))
+    assert all(fingerprint(chunk(pages, counter=counter)) == expected for _ in range(1000))
 
 
 _CHILD_PROCESS = """
-import sys
-from pocket_assets_tests.core.test_chunker import rules_document, chunk, _fingerprint
-print(_fingerprint(chunk(rules_document())))
+from pocket_assets.core.chunker import chunk_document
+from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.tokenizer import load_tokenizer
+from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint, identity_for
+import json, sys
+pages = build_pages(json.loads(sys.argv[1]))
+policy = ChunkPolicy(**json.loads(sys.argv[2]))
+print(fingerprint(chunk_document(identity_for(pages), pages, policy, load_tokenizer())))
 """
 
 
 def test_deterministic_across_processes(counter):
-    expected = _fingerprint(chunk(rules_document(), counter=counter))
+    specs = [[("heading", "# Titre", 1), ("paragraph", " ".join([SENTENCE] * 9), 0)], [("table", markdown_table(3), 0)]]
+    pages = build_pages(specs)
+    expected = fingerprint(chunk(pages, counter=counter))
+    arguments = [json.dumps(specs), json.dumps(dataclasses.asdict(SMALL))]
     output = subprocess.run(
-        [sys.executable, "-c", _CHILD_PROCESS], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "7"}
+        [sys.executable, "-c", _CHILD_PROCESS, *arguments],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "7"},
     )
     assert output.stdout.strip() == expected

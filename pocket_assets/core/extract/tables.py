@@ -49,7 +49,7 @@ def _cell_text(value: str | None) -> str:
 def find_page_tables(page: pymupdf.Page) -> list[FoundTable]:
     """Tables of at least 2 rows and 2 columns with some text, in top-to-bottom order."""
     found = []
-    for table in page.find_tables().tables:
+    for table in page.find_tables(use_layout=False).tables:
         rows = [tuple(_cell_text(cell) for cell in row) for row in table.extract()]
         rows = [row for row in rows if any(row)]
         if len(rows) < 2 or max(len(row) for row in rows) < 2:

@@ -1,0 +1,116 @@
+"""Quality: every chunk of a PDF passes the gates before it can be exported.
+
+Three blocking checks (Great Expectations suites, the chunk JSON Schema, page
+and text coverage) judge each PDF of the run. A PDF that fails keeps its last
+good `validated_chunks` file; the checks name the expectation, the count and the
+first offending ids with their pages; the other PDFs go on.
+"""
+
+from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from pocket_assets.core.records import ChunkRecord, chunk_from_dict, page_from_dict, to_dict
+from pocket_assets.core.schemas import CHUNK_SCHEMA
+from pocket_assets.core.validation import PARTITION_GATES, GateReport, validate_partition
+from pocket_assets.core.validation_report import write_report_html
+from pocket_assets.defs.assets.chunking import CODE_VERSION, table_summaries
+from pocket_assets.defs.chunk_metadata import chunk_metadata
+from pocket_assets.defs.partitions import pdf_partitions, single_run
+from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
+from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, GatesResource, TokenizerResource
+from pocket_assets.defs.summaries import sum_of
+
+CHUNK_STAGES = ("parents", "children", "table_summaries")
+
+
+class GateFailed(Exception):
+    """A PDF whose chunks failed a gate: recorded as failed, its last good output kept."""
+
+
+@asset(
+    partitions_def=pdf_partitions,
+    backfill_policy=single_run,
+    group_name="quality",
+    kinds={"parquet", "great_expectations"},
+    deps=[table_summaries],
+    code_version=CODE_VERSION,
+    check_specs=[
+        AssetCheckSpec(gate, asset="validated_chunks", blocking=True, description=description)
+        for gate, description in (
+            ("expectations", "Great Expectations suite expectations/chunks.partition.json: unique ids, text "
+             "lengths, token caps, pages, sources, parent ids, chunk types and corpora."),
+            ("json_schema", "Every chunk record valid against the seed's Draft-07 schema expectations/chunk.schema.json."),
+            ("coverage", "Every page with text has a chunk; chunk texts are exact slices; children cover the text."),
+        )
+    ],
+    description="Parents, children and table summaries of a PDF that passed every gate; only these are exported. "
+    "A PDF failing a gate keeps its previous good file and blocks the export.",
+)
+def validated_chunks(
+    context: AssetExecutionContext,
+    paths: CorpusPaths,
+    tokenizer: TokenizerResource,
+    chunk_policy: ChunkPolicyResource,
+    gates: GatesResource,
+) -> MaterializeResult:
+    store = paths.store()
+    policy = chunk_policy.policy(tokenizer.name)
+    loaded_gates = gates.gates(paths.expectations_path)
+    reports: dict[str, GateReport] = {}
+
+    def build(key: str) -> StageOutput:
+        chunks = [chunk_from_dict(row) for stage in CHUNK_STAGES for row in store.read(stage, key)]
+        page_records = [page_from_dict(row) for row in store.read("pages", key)]
+        report = reports[key] = validate_partition(loaded_gates, key, chunks, page_records, policy)
+        if not report.passed:
+            raise GateFailed(_failure_sentence(key, report))
+        return StageOutput(
+            rows=[to_dict(chunk) for chunk in chunks],
+            schema=CHUNK_SCHEMA,
+            source_sha256=store.manifest("raw_pdf", key).source_sha256,
+            metadata=chunk_metadata(chunks),
+        )
+
+    def checks() -> list[AssetCheckResult]:
+        report_path = write_report_html(
+            paths.output_path / "reports" / f"validation_{context.run.run_id}.html",
+            [reports[key] for key in sorted(reports)],
+            f"Validation report, run {context.run.run_id}",
+        )
+        return [_check_result(gate, reports, str(report_path)) for gate in PARTITION_GATES]
+
+    return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"), checks=checks)
+
+
+def _failure_sentence(key: str, report: GateReport) -> str:
+    first = report.failures()[0]
+    where = ", ".join(f"{chunk_id} (page {page})" for chunk_id, page in first.offending[:3])
+    return (
+        f"{key} failed {len(report.failures())} expectation(s), first {first.gate}/{first.expectation}: "
+        f"{first.unexpected_count} offending{': ' + where if where else ''}. "
+        "Fix the PDF or the chunk policy and rebuild; the previous validated chunks are kept."
+    )
+
+
+def _check_result(gate: str, reports: dict[str, GateReport], report_path: str) -> AssetCheckResult:
+    failures = [
+        (key, result) for key, report in sorted(reports.items()) for result in report.gate_results(gate) if not result.passed
+    ]
+    lines = ["| PDF | expectation | count | first offending (id, page) |", "|---|---|---|---|"]
+    lines += [
+        f"| {key} | {result.expectation} | {result.unexpected_count} | "
+        + ", ".join(f"{chunk_id} (p{page})" for chunk_id, page in result.offending[:10]).replace("|", "/")
+        + " |"
+        for key, result in failures
+    ]
+    return AssetCheckResult(
+        check_name=gate,
+        passed=not failures,
+        severity=AssetCheckSeverity.ERROR,
+        metadata={
+            "pdfs_checked": len(reports),
+            "pdfs_failed": len({key for key, _ in failures}),
+            "failed_expectations": len(failures),
+            "failures": MetadataValue.md("\n".join(lines) if failures else "none"),
+            "report": MetadataValue.path(report_path),
+        },
+    )

@@ -1,0 +1,91 @@
+"""Hypothesis properties of the chunker on generated documents with every kind of block."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pocket_assets.core.chunker import chunk_document
+from pocket_assets.core.document import canonical_text
+from pocket_assets.core.embed_text import text_to_embed
+from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.tokenizer import load_tokenizer
+from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
+
+POLICY = ChunkPolicy(parent_tokens=140, parent_overlap=24, child_tokens=64, child_overlap=12, max_tokens=96, min_chars=20)
+WORDS = ("arbitre", "joueur", "pendule", "partie", "coup", "roque", "data", "frame", "le", "la", "de", "é", "1.5")
+
+words = st.lists(st.sampled_from(WORDS), min_size=1, max_size=14).map(" ".join)
+sentence = st.tuples(words, st.sampled_from((".", "!", "?", ";", ""))).map(lambda pair: pair[0].capitalize() + pair[1])
+paragraph = st.lists(sentence, min_size=1, max_size=12).map(" ".join).map(lambda text: ("paragraph", text, 0))
+heading = st.tuples(st.integers(1, 4), words).map(lambda pair: ("heading", "#" * pair[0] + " " + pair[1], pair[0]))
+list_block = st.lists(words, min_size=1, max_size=6).map(lambda items: ("list", "\n".join(f"- {item}" for item in items), 0))
+table = st.tuples(st.integers(0, 14), st.integers(1, 4)).map(lambda size: ("table", markdown_table(*size), 0))
+code = st.lists(words, min_size=1, max_size=8).map(lambda lines: ("code", "```\n" + "\n".join(lines) + "\n```", 0))
+equation = words.map(lambda text: ("equation", f"$$ {text} $$", 0))
+block = st.one_of(paragraph, paragraph, heading, list_block, table, code, equation)
+documents = st.lists(st.lists(block, max_size=6), min_size=1, max_size=4).map(build_pages)
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(documents, st.sampled_from(("span", "pdf-page-v1")))
+def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
+    counter = load_tokenizer()
+    policy = dataclasses.replace(POLICY, page_mode=page_mode)
+    result = chunk_document(identity_for(pages), pages, policy, counter)
+    text = canonical_text(pages)
+    children = result.children
+
+    # Offsets slice exactly, children sit inside their parent.
+    parents = {parent.id: parent for parent in result.parents}
+    for record in result.parents + children:
+        assert text[record.char_start : record.char_end] == record.text
+    for child in children:
+        parent = parents[child.parent_id]
+        assert parent.char_start <= child.char_start and child.char_end <= parent.char_end
+
+    # No gap: every non-space character is in some child.
+    covered = bytearray(len(text))
+    for child in children:
+        covered[child.char_start : child.char_end] = b"\x01" * (child.char_end - child.char_start)
+    assert all(covered[index] or char.isspace() for index, char in enumerate(text))
+
+    # No child over the cap (on the string the phone embeds), no parent over its target.
+    assert all(child.tokens <= policy.child_tokens for child in children)
+    embedded = counter.count_batch([text_to_embed(c.text, c.source, c.page, policy.document_prompt) for c in children])
+    assert all(count <= policy.max_tokens for count in embedded)
+    assert all(parent.tokens <= policy.parent_tokens for parent in result.parents)
+
+    # Overlap within budget, never back past the previous chunk's start.
+    for kind, budget in ((result.parents, policy.parent_overlap), (children, policy.child_overlap)):
+        for previous, current in zip(kind, kind[1:]):
+            if previous.parent_id != current.parent_id:
+                continue
+            assert current.char_start > previous.char_start
+            if current.char_start < previous.char_end:
+                assert counter.count(text[current.char_start : previous.char_end]) <= budget
+
+    # Ids unique and stable under re-run.
+    every = result.parents + children
+    for field in ("id", "canonical_id", "chunk_uid"):
+        assert len({getattr(record, field) for record in every}) == len(every)
+    assert chunk_document(identity_for(pages), pages, policy, counter) == result
+
+    # Page mode never crosses a page.
+    if page_mode == "pdf-page-v1":
+        assert all(len(record.pages) == 1 for record in every)
+
+    # A table is split only when larger than a child may be.
+    for page in pages:
+        for block in page.blocks:
+            if block.kind != "table":
+                continue
+            start, end = page.char_start + block.char_start, page.char_start + block.char_end
+            partial = [c for c in children if c.char_start < end and start < c.char_end and not (c.char_start <= start and end <= c.char_end)]
+            if partial:
+                whole = counter.count(text[start:end]) + counter.count(" " + "[Source: sample.pdf, Page 9]")
+                assert whole > policy.child_tokens - 4 or whole > policy.max_tokens - 8, text[start:end]
