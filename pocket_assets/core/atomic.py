@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
+_FILE_MODE = 0o644
+
 
 @contextmanager
 def atomic_path(target: Path) -> Iterator[Path]:
@@ -19,6 +21,7 @@ def atomic_path(target: Path) -> Iterator[Path]:
     handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(handle)
     temp = Path(temp_name)
+    os.chmod(temp, _FILE_MODE)  # mkstemp makes 0600; outputs are meant to be read by others
     try:
         yield temp
         with temp.open("rb+") as written:
