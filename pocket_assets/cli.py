@@ -1,6 +1,8 @@
 """`pocket-assets`: build the corpus from the command line into the instance the UI reads.
 
     pocket-assets build [--pdf PATH ...] [--select ASSET ...]   register PDFs as partitions, build them
+    pocket-assets build --stale                                  rebuild only the stale PDFs (one run after a chunker bump)
+    pocket-assets stale                                          list the stale PDFs and why
     pocket-assets ui                                             open the Dagster UI on the same instance
 """
 
@@ -23,12 +25,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     build.add_argument("--select", action="append", default=[], help="only these assets (and what they need)")
     build.add_argument("--raw-dir", help="PDF folder (default data/raw or $POCKET_ASSETS_RAW_DIR)")
     build.add_argument("--output-dir", help="output folder (default data/processed or $POCKET_ASSETS_OUTPUT_DIR)")
+    build.add_argument("--stale", action="store_true", help="only the PDFs that are missing or stale (see `stale`)")
+    stale = commands.add_parser("stale", help="list the PDFs whose outputs are missing or stale, with the reason")
+    stale.add_argument("--raw-dir", help="PDF folder (default data/raw or $POCKET_ASSETS_RAW_DIR)")
+    stale.add_argument("--output-dir", help="output folder (default data/processed or $POCKET_ASSETS_OUTPUT_DIR)")
     commands.add_parser("ui", help="start `dagster dev` on the same Dagster instance as `build`")
     args = parser.parse_args(argv)
     _ensure_dagster_home()
     if args.command == "ui":
         os.execvp("dagster", ["dagster", "dev", "-w", "workspace.yaml"])
-    from pocket_assets.defs.cli_build import run_build  # Dagster imports only when needed
+    if args.command == "stale" or args.stale:
+        from pocket_assets.defs.cli_stale import build_stale, list_stale  # Dagster imports only when needed
+
+        if args.command == "stale":
+            return list_stale(raw_dir=args.raw_dir, output_dir=args.output_dir)
+        if args.pdf:
+            parser.error("--stale picks the PDFs itself; do not combine it with --pdf")
+        return build_stale(select=args.select, raw_dir=args.raw_dir, output_dir=args.output_dir)
+    from pocket_assets.defs.cli_build import run_build
 
     return run_build(pdfs=args.pdf, select=args.select, raw_dir=args.raw_dir, output_dir=args.output_dir)
 

@@ -72,3 +72,20 @@ def image_only_pdf(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     document.save(path)
     return path
+
+
+ARTICLE_FR = (
+    "Article 1 Objet. Le présent règlement fixe les conditions dans lesquelles les compétitions sont "
+    "organisées. Chaque joueur doit respecter les règles du jeu et les décisions de l'arbitre. "
+)
+ARTICLE_EN = (
+    "Article 2 Scope. These rules apply to every game played under the authority of the federation. "
+    "The arbiter shall see that the rules are strictly observed. "
+)
+
+
+def small_corpus(raw_dir: Path) -> list[str]:
+    """Two quick, real PDFs (one per corpus) for Dagster tests that do not need the sample's size."""
+    text_pdf(raw_dir / "fr" / "reglement.pdf", [ARTICLE_FR * 6, ARTICLE_FR * 4])
+    text_pdf(raw_dir / "intl" / "rules.pdf", [ARTICLE_EN * 5])
+    return ["fr/reglement.pdf", "intl/rules.pdf"]

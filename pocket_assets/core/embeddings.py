@@ -96,6 +96,7 @@ def load_embedding_model(model_path_or_name: str = DEFAULT_EMBEDDING_MODEL) -> S
 
 
 def encode(model: SentenceTransformer, texts: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE) -> np.ndarray:
+    """Unit-length float32 rows, so cosine similarity is a dot product."""
     vectors = model.encode(
         list(texts),
         batch_size=batch_size,
@@ -144,13 +145,14 @@ def embed_chunks(
     if fresh or removed or previous is None:
         vectors = {**stored, **fresh}
         ordered = sorted(chunks, key=lambda chunk: chunk.chunk_uid)
+        flat = np.concatenate([vectors[chunk.chunk_uid] for chunk in ordered]) if ordered else np.zeros(0, np.float32)
         table = pa.Table.from_pydict(
             {
                 "chunk_uid": [chunk.chunk_uid for chunk in ordered],
                 "chunk_id": [chunk.id for chunk in ordered],
                 "hash": [hashes[chunk.chunk_uid] for chunk in ordered],
                 "model": [model_path_or_name] * len(ordered),
-                "vector": [vectors[chunk.chunk_uid].tolist() for chunk in ordered],
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), expected_dim),
             },
             schema=store_schema(expected_dim),
         )

@@ -8,6 +8,8 @@ policy hash) it was built with.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -49,14 +51,31 @@ def partition_staleness(
     return Staleness(partition_key, tuple(reasons))
 
 
+def corpus_staleness(
+    store: PartitionStore,
+    sources: Mapping[str, str],
+    code_versions: Mapping[str, str | None],
+) -> list[Staleness]:
+    """A verdict, stale or fresh, for every PDF in `sources` (partition key -> current sha256), sorted."""
+    return [partition_staleness(store, key, sha, code_versions) for key, sha in sorted(sources.items())]
+
+
 def stale_partitions(
     store: PartitionStore,
     sources: Mapping[str, str],
     code_versions: Mapping[str, str | None],
 ) -> list[Staleness]:
     """Stale entries only, for every PDF in `sources` (partition key -> current sha256), sorted."""
-    verdicts = (partition_staleness(store, key, sha, code_versions) for key, sha in sorted(sources.items()))
-    return [verdict for verdict in verdicts if verdict.stale]
+    return [verdict for verdict in corpus_staleness(store, sources, code_versions) if verdict.stale]
+
+
+def build_fingerprint(source_sha256: str, code_versions: Mapping[str, str | None]) -> str:
+    """What a rebuild of one PDF would be built from: equal fingerprints, equal outputs.
+
+    Run keys carry it, so a refresh that finds nothing new asks for nothing new.
+    """
+    versions = json.dumps(dict(code_versions), sort_keys=True, separators=(",", ":"))
+    return f"{source_sha256[:16]}+{hashlib.sha256(versions.encode()).hexdigest()[:12]}"
 
 
 def describe(stale: Sequence[Staleness]) -> str:

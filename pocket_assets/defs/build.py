@@ -19,7 +19,9 @@ from pocket_assets.defs.resources import (
     default_paths,
     environment_policy,
 )
+from pocket_assets.defs.schedules import corpus_refresh
 from pocket_assets.defs.sensors import raw_pdf_sensor
+from pocket_assets.defs.stale_sensor import stale_pdfs
 
 ASSETS = [raw_pdf, pages, parents, children, table_summaries, validated_chunks, android_export]
 # The per-PDF stages, in lineage order, whose manifests say how each PDF fared.
@@ -41,6 +43,7 @@ def build_definitions(paths: CorpusPaths | None = None) -> Definitions:
     return Definitions(
         assets=ASSETS,
         jobs=[build_corpus_job],
-        sensors=[raw_pdf_sensor],
+        schedules=[corpus_refresh],
+        sensors=[raw_pdf_sensor, stale_pdfs],
         resources=build_resources(paths),
     )

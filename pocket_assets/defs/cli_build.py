@@ -8,11 +8,11 @@ from typing import Sequence
 
 from dagster import AssetKey, DagsterInstance
 
-from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.core.storage import STATUS_OK, PartitionStore
 from pocket_assets.defs.build import STAGE_ASSETS, build_definitions
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partition_ranges import contiguous_ranges, range_tags
+from pocket_assets.defs.partition_sync import sync_partitions
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths, default_paths
 
@@ -27,7 +27,7 @@ class PdfSummary:
 
 
 def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, output_dir: str | None) -> int:
-    paths = _paths(raw_dir, output_dir)
+    paths = cli_paths(raw_dir, output_dir)
     instance = DagsterInstance.get()
     keys = sync_partitions(instance, paths)
     wanted = [_partition_key(paths.raw_path, pdf) for pdf in pdfs] or keys
@@ -53,20 +53,6 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, o
     summaries = [summarize_pdf(paths.store(), key) for key in wanted]
     print_summary(summaries, paths)
     return 0 if runs_ok and not any(summary.failure for summary in summaries) else 1
-
-
-def sync_partitions(instance: DagsterInstance, paths: CorpusPaths) -> list[str]:
-    """Every PDF in the folder becomes a partition (sorted); partitions of vanished files go."""
-    keys = discover_pdfs(paths.raw_path)
-    registered = instance.get_dynamic_partitions(pdf_partitions.name)
-    missing = [key for key in keys if key not in registered]
-    if missing:
-        instance.add_dynamic_partitions(pdf_partitions.name, missing)
-    for key in sorted(set(registered) - set(keys)):
-        instance.delete_dynamic_partition(pdf_partitions.name, key)
-        paths.store().delete_partition(key)
-        print(f"removed partition {key} (file gone)")
-    return keys
 
 
 def summarize_pdf(store: PartitionStore, key: str) -> PdfSummary:
@@ -98,7 +84,7 @@ def print_summary(summaries: Sequence[PdfSummary], paths: CorpusPaths) -> None:
         print(f"  exports in {paths.output_path}: {', '.join(exports)}")
 
 
-def _paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
+def cli_paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
     defaults = default_paths()
     return CorpusPaths(
         raw_dir=raw_dir or defaults.raw_dir,

@@ -61,7 +61,9 @@ class TokenizerResource(ConfigurableResource):
 class ChunkPolicyResource(ConfigurableResource):
     """The chunk policy (DESIGN.md section 4); its hash versions the chunking assets."""
 
-    page_mode: str = Field(default="span", description="'span' (chunks may cross pages) or 'pdf-page-v1'.")
+    page_mode: str = Field(
+        default="pdf-page-v1", description="'pdf-page-v1' (no chunk crosses a page; default) or 'span'."
+    )
     parent_tokens: int = 1024
     parent_overlap: int = 154
     child_tokens: int = Field(default=450, description="Child size; env CHUNK_SIZE_TOKENS.")

@@ -20,7 +20,9 @@ from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint,
 
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
 SAMPLES = ("fr/faq.pdf", "fr/f-array.pdf", "intl/R-data.pdf")
-SMALL = ChunkPolicy(parent_tokens=120, parent_overlap=20, child_tokens=60, child_overlap=10, max_tokens=90, min_chars=20)
+SMALL = ChunkPolicy(
+    parent_tokens=120, parent_overlap=20, child_tokens=60, child_overlap=10, max_tokens=90, min_chars=20, page_mode="span"
+)
 
 SENTENCE = "Le joueur ayant le trait touche une piece et doit la jouer si le coup est legal."
 

@@ -12,7 +12,7 @@ def test_policy_hash_is_stable_and_sensitive_to_every_field() -> None:
     assert policy.code_version == f"pocket-hier-v1+{policy.policy_hash}"
     changed = {
         dataclasses.replace(policy, child_tokens=400).policy_hash,
-        dataclasses.replace(policy, page_mode="pdf-page-v1").policy_hash,
+        dataclasses.replace(policy, page_mode="span").policy_hash,
         dataclasses.replace(policy, tokenizer="other").policy_hash,
         dataclasses.replace(policy, chunker_version="pocket-hier-v2").policy_hash,
     }

@@ -11,6 +11,8 @@ from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import (
     SAMPLE_RAW,
     encrypted_pdf,
+    ARTICLE_EN,
+    ARTICLE_FR,
     image_only_pdf,
     text_pdf,
     random_bytes_pdf,
@@ -19,14 +21,7 @@ from pocket_assets_tests.pdf_factory import (
 )
 
 INGEST = ["raw_pdf", "pages"]
-ARTICLE_FR = (
-    "Article 1 Objet. Le présent règlement fixe les conditions dans lesquelles les compétitions sont "
-    "organisées. Chaque joueur doit respecter les règles du jeu et les décisions de l'arbitre. " * 3
-)
-ARTICLE_EN = (
-    "Article 2 Scope. These rules apply to every game played under the authority of the federation. "
-    "The arbiter shall see that the rules are strictly observed. " * 3
-)
+
 
 
 def test_sample_corpus_ingests_in_one_run(instance: DagsterInstance, paths: CorpusPaths) -> None:

@@ -26,7 +26,10 @@ _NUMBERING = re.compile(
     r"(\d+(?:\.\d+)*|[A-Z](?:\.\d+)+)\.?(?:\s|$)",
     re.IGNORECASE,
 )
-_HAS_LETTER = re.compile(r"[^\W\d_]")
+_LETTER = re.compile(r"[^\W\d_]")
+# Table-of-contents entries look like headings but carry dot leaders or a trailing page number.
+_DOT_LEADERS = re.compile(r"(?:\.\s?){4,}")
+_TOC_PAGE_NUMBER = re.compile(r"\S+\s+\S+.*\s\d{1,4}$")
 
 StyleKey = tuple[float, bool]  # (size, bold)
 
@@ -47,7 +50,9 @@ def paragraph_shape(paragraph: Paragraph) -> Shape | None:
     if len(lines) > MAX_HEADING_LINES:
         return None
     text = " ".join(line.text.strip() for line in lines)
-    if len(text) > MAX_HEADING_CHARS or not _HAS_LETTER.search(text):
+    if len(text) > MAX_HEADING_CHARS or len(_LETTER.findall(text)) < 2:
+        return None
+    if _DOT_LEADERS.search(text) or _TOC_PAGE_NUMBER.match(text):
         return None
     return (
         min(line.size for line in lines),

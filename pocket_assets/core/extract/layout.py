@@ -67,15 +67,20 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
     if not text.strip():
         return None
     weights: dict[float, int] = {}
-    bold = mono = True
+    bold = True
+    mono_spans = other_spans = 0
     for span in spans:
-        visible = len(span["text"].strip())
+        visible = span["text"].strip()
         if not visible:
             continue
         size = round(span["size"], 1)
-        weights[size] = weights.get(size, 0) + visible
+        weights[size] = weights.get(size, 0) + len(visible)
         bold = bold and _span_is_bold(span)
-        mono = mono and _span_is_mono(span)
+        if _span_is_mono(span):
+            mono_spans += 1
+        elif not visible.isdigit():  # listings number their lines in another font
+            other_spans += 1
+    mono = mono_spans > 0 and other_spans == 0
     size = max(sorted(weights), key=lambda key: weights[key])
     return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, mono)
 

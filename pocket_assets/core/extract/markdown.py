@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pocket_assets.core.document import PageContent
 from pocket_assets.core.extract.cleanup import is_page_counter, join_lines, margin_signature
-from pocket_assets.core.extract.headings import HeadingScale
+from pocket_assets.core.extract.headings import HeadingScale, numbering_depth
 from pocket_assets.core.extract.layout import Line, Paragraph, split_paragraphs
 from pocket_assets.core.extract.scan import EMPTY_WARNING, PageScan
 from pocket_assets.core.extract.tables import pipe_table
@@ -70,7 +70,29 @@ def strip_margins(scan: PageScan, running: frozenset[str]) -> tuple[list[list[Li
 
 def page_paragraphs(scan: PageScan, running: frozenset[str]) -> tuple[list[Paragraph], tuple[str, ...]]:
     blocks, removed = strip_margins(scan, running)
-    return _attach_lone_bullets(split_paragraphs(blocks, starts_list_item)), removed
+    return _join_continuations(_attach_lone_bullets(split_paragraphs(blocks, starts_list_item))), removed
+
+
+def _join_continuations(paragraphs: list[Paragraph]) -> list[Paragraph]:
+    """Glue a paragraph that MuPDF cut after its first line (hanging indents, description lists).
+
+    The sign is a next block of the same style, right below, starting in lowercase:
+    a sentence that goes on, possibly from a word hyphenated across the cut.
+    """
+    joined: list[Paragraph] = []
+    for paragraph in paragraphs:
+        if joined:
+            last, first = joined[-1].lines[-1], paragraph.first
+            text = first.text.lstrip()
+            if (
+                text[:1].islower()
+                and (first.mono, first.bold, first.size) == (last.mono, last.bold, last.size)
+                and 0 <= first.y0 - last.y1 < 0.6 * max(last.y1 - last.y0, 1.0)
+            ):
+                joined[-1] = Paragraph(joined[-1].lines + paragraph.lines)
+                continue
+        joined.append(paragraph)
+    return joined
 
 
 def _attach_lone_bullets(paragraphs: list[Paragraph]) -> list[Paragraph]:
@@ -93,6 +115,13 @@ def _attach_lone_bullets(paragraphs: list[Paragraph]) -> list[Paragraph]:
     if pending is not None:
         merged.append(Paragraph((pending,)))
     return merged
+
+
+def _continues_heading(heading: Paragraph, following: Paragraph, scale: HeadingScale) -> bool:
+    last, first = heading.lines[-1], following.first
+    close = first.y0 - last.y1 < 0.6 * max(last.y1 - last.y0, 1.0)
+    text = join_lines(line.text for line in following.lines)
+    return close and not numbering_depth(text) and scale.level(following, text) > 0
 
 
 def _code_markdown(paragraphs: list[Paragraph]) -> str:
@@ -145,6 +174,11 @@ def render_page(scan: PageScan, running: frozenset[str], scale: HeadingScale) ->
             writer.add("table", pipe_table(tables[0].cells), table=tables.pop(0).cells)
         text = join_lines(line.text for line in paragraph.lines)
         level = scale.level(paragraph, text)
+        # A heading broken in two by a font change (a word in typewriter) is still one heading.
+        while level and index + 1 < len(paragraphs) and _continues_heading(paragraph, paragraphs[index + 1], scale):
+            index += 1
+            paragraph = Paragraph(paragraph.lines + paragraphs[index].lines)
+            text = join_lines(line.text for line in paragraph.lines)
         if level:
             writer.add("heading", f"{'#' * level} {text}", level=level)
         elif all(line.mono for line in paragraph.lines):

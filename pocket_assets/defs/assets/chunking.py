@@ -4,16 +4,27 @@ The assets' code version is the chunker version plus the policy hash, so a
 chunker bump or a policy change marks every PDF stale in the UI.
 """
 
+import functools
 from typing import Any
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
-from pocket_assets.core.chunker import chunk_document
-from pocket_assets.core.records import ChunkRecord, chunk_from_dict, page_from_dict, pdf_identity_from_dict, to_dict
+from pocket_assets.core.chunker import ChunkedDocument, chunk_document
+from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.records import (
+    ChunkRecord,
+    PageRecord,
+    PdfIdentity,
+    chunk_from_dict,
+    page_from_dict,
+    pdf_identity_from_dict,
+    to_dict,
+)
 from pocket_assets.core.schemas import CHUNK_SCHEMA
-from pocket_assets.core.storage import PartitionStore
+from pocket_assets.core.storage import STATUS_OK, PartitionStore
 from pocket_assets.core.summaries import summarize_tables
 from pocket_assets.core.summary_cache import SummaryCache
+from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets.defs.assets.ingest import pages
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_partitions, single_run
@@ -30,9 +41,26 @@ from pocket_assets.defs.summaries import sum_of
 CODE_VERSION = environment_policy().code_version
 
 
-def _load_document(store: PartitionStore, key: str) -> tuple[Any, tuple[Any, ...]]:
+def _load_document(store: PartitionStore, key: str) -> tuple[PdfIdentity, tuple[PageRecord, ...]]:
     identity = pdf_identity_from_dict(store.read("raw_pdf", key)[0])
     return identity, tuple(page_from_dict(row) for row in store.read("pages", key))
+
+
+@functools.lru_cache(maxsize=8)
+def _chunk_once(store: PartitionStore, key: str, pages_run_id: str, policy: ChunkPolicy, tokenizer: str) -> ChunkedDocument:
+    """Parents and children come from one chunking pass; `parents` and `children` share it within a run.
+
+    Keyed by the run that wrote the pages, so a rebuilt PDF is chunked afresh.
+    """
+    identity, page_records = _load_document(store, key)
+    return chunk_document(identity, page_records, policy, load_tokenizer(tokenizer))
+
+
+def _chunked(store: PartitionStore, key: str, policy: ChunkPolicy, tokenizer: str) -> ChunkedDocument:
+    pages_manifest = store.manifest("pages", key)
+    if pages_manifest is None or pages_manifest.status != STATUS_OK:
+        store.read("pages", key)  # raises UpstreamNotReady with the reason
+    return _chunk_once(store, key, pages_manifest.run_id or "", policy, tokenizer)
 
 
 def _chunk_output(chunks: tuple[ChunkRecord, ...], sha256: str, **extra_metadata: Any) -> StageOutput:
@@ -62,9 +90,8 @@ def parents(
     policy = chunk_policy.policy(tokenizer.name)
 
     def build(key: str) -> StageOutput:
-        identity, page_records = _load_document(store, key)
-        chunked = chunk_document(identity, page_records, policy, tokenizer.counter())
-        return _chunk_output(chunked.parents, identity.sha256)
+        chunked = _chunked(store, key, policy, tokenizer.name)
+        return _chunk_output(chunked.parents, store.manifest("pages", key).source_sha256)
 
     return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
 
@@ -86,12 +113,11 @@ def children(
     policy = chunk_policy.policy(tokenizer.name)
 
     def build(key: str) -> StageOutput:
-        identity, page_records = _load_document(store, key)
         stored_parents = tuple(chunk_from_dict(row) for row in store.read("parents", key))
-        chunked = chunk_document(identity, page_records, policy, tokenizer.counter())
+        chunked = _chunked(store, key, policy, tokenizer.name)
         if chunked.parents != stored_parents:
-            raise RuntimeError(f"{identity.source}: parents changed since they were stored; rebuild parents first")
-        return _chunk_output(chunked.children, identity.sha256)
+            raise RuntimeError(f"{key}: stored parents come from another chunking; materialize parents first")
+        return _chunk_output(chunked.children, store.manifest("pages", key).source_sha256)
 
     return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
 

@@ -1,0 +1,64 @@
+"""Show each PDF's staleness in the UI: an observation on `validated_chunks` when it changes.
+
+The sensor launches nothing (the nightly schedule and `pocket-assets build --stale`
+do the building); its tick history lists the stale PDFs with their reasons, and
+each partition's events say since when and why it is stale or fresh again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from dagster import AssetObservation, DefaultSensorStatus, SensorEvaluationContext, SensorResult, sensor
+
+from pocket_assets.core.corpus_scan import FileState, scan_corpus
+from pocket_assets.core.staleness import describe
+from pocket_assets.defs.partitions import pdf_partitions
+from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets.defs.staleness import pdf_staleness, stage_code_versions
+
+OBSERVED_ASSET = "validated_chunks"
+
+
+@sensor(
+    name="stale_pdfs",
+    minimum_interval_seconds=300,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Lists the PDFs whose outputs are stale (changed file, chunker or policy bump, failed last "
+    "attempt) and records an observation with the reasons on validated_chunks whenever a PDF turns stale or "
+    "fresh. Launches nothing.",
+)
+def stale_pdfs(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorResult:
+    state = json.loads(context.cursor or "{}")
+    known = {key: FileState(**file_state) for key, file_state in state.get("files", {}).items()}
+    changes = scan_corpus(paths.raw_path, known)
+    verdicts = pdf_staleness(paths, {key: file_state.sha256 for key, file_state in changes.states.items()})
+    reported: dict[str, str] = state.get("reasons", {})
+    current = {verdict.partition_key: "; ".join(verdict.reasons) for verdict in verdicts}
+    registered = set(context.instance.get_dynamic_partitions(pdf_partitions.name))
+    code_version = stage_code_versions()[OBSERVED_ASSET]
+    events = [
+        AssetObservation(
+            asset_key=OBSERVED_ASSET,
+            partition=key,
+            metadata={
+                "stale": bool(reasons),
+                "stale_reasons": reasons or "fresh",
+                "source_sha256": changes.states[key].sha256,
+                "current_code_version": code_version or "",
+            },
+        )
+        for key, reasons in sorted(current.items())
+        if key in registered and reported.get(key) != reasons
+    ]
+    stale = [verdict for verdict in verdicts if verdict.stale]
+    summary = f"{len(stale)} of {len(verdicts)} PDF(s) stale" + (f":\n{describe(stale)}" if stale else "")
+    cursor = json.dumps(
+        {
+            "files": {key: dataclasses.asdict(file_state) for key, file_state in changes.states.items()},
+            "reasons": {key: reasons for key, reasons in current.items() if key in registered},
+        },
+        sort_keys=True,
+    )
+    return SensorResult(asset_events=events, skip_reason=summary, cursor=cursor)

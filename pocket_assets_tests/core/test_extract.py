@@ -1,0 +1,175 @@
+"""extract_pages on small PDFs the tests draw themselves, and on one shipped sample."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pocket_assets.core.document import assemble_pages, canonical_text, PageContent
+from pocket_assets.core.extract import ExtractionOptions, OcrUnavailableError, extract_pages
+from pocket_assets.core.records import BLOCK_KINDS
+
+BODY = "The arbiter records the result on the score sheet and signs it at the end of the game."
+SAMPLE_PDF = Path(__file__).resolve().parents[2] / "data" / "raw" / "fr" / "f-array.pdf"
+
+
+def _save(document: pymupdf.Document, tmp_path: Path, name: str = "generated.pdf") -> Path:
+    path = tmp_path / name
+    document.save(path)
+    return path
+
+
+def _body(page: pymupdf.Page, y: float, lines: int = 3, x: float = 72) -> float:
+    for _ in range(lines):
+        page.insert_text((x, y), BODY[:70], fontsize=11, fontname="helv")
+        y += 14
+    return y + 10
+
+
+def _blocks_of(page, kind):
+    return [page.text[block.char_start : block.char_end] for block in page.blocks if block.kind == kind]
+
+
+def test_heading_levels_follow_size_rank_and_numbering(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    for chapter in ("Overview", "Procedures"):
+        page = document.new_page()
+        page.insert_text((72, 80), chapter, fontsize=20, fontname="hebo")
+        y = _body(page, 110)
+        page.insert_text((72, y), "Details of play", fontsize=15, fontname="hebo")
+        y = _body(page, y + 24)
+        page.insert_text((72, y), "3.9.1 Numbered clause", fontsize=13, fontname="hebo")
+        _body(page, y + 22)
+    pages = extract_pages(_save(document, tmp_path))
+    headings = _blocks_of(pages[0], "heading")
+    assert headings == ["# Overview", "## Details of play", "### 3.9.1 Numbered clause"]
+    assert [block.level for block in pages[0].blocks if block.kind == "heading"] == [1, 2, 3]
+    assert _blocks_of(pages[0], "paragraph")[0].startswith("The arbiter records")
+
+
+def test_two_columns_are_read_left_column_first(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    # The right column is written first, so content-stream order is wrong.
+    for index in range(6):
+        page.insert_text((320, 100 + 14 * index), f"right column line {index}", fontsize=11, fontname="helv")
+    for index in range(6):
+        page.insert_text((60, 100 + 14 * index), f"left column line {index}", fontsize=11, fontname="helv")
+    text = extract_pages(_save(document, tmp_path))[0].text
+    assert text.index("left column line 5") < text.index("right column line 0")
+
+
+def test_ruled_table_becomes_pipe_table_with_cells(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    _body(page, 80)
+    cells = [["Round", "White", "Black"], ["1", "Carlsen", "Caruana"], ["2", "Ding", "Nepo"]]
+    left, top, width, height = 72, 160, 120, 24
+    for row in range(len(cells) + 1):
+        page.draw_line((left, top + row * height), (left + 3 * width, top + row * height))
+    for column in range(4):
+        page.draw_line((left + column * width, top), (left + column * width, top + len(cells) * height))
+    for row, values in enumerate(cells):
+        for column, value in enumerate(values):
+            page.insert_text((left + column * width + 6, top + row * height + 16), value, fontsize=11, fontname="helv")
+    result = extract_pages(_save(document, tmp_path))[0]
+    tables = [block for block in result.blocks if block.kind == "table"]
+    assert len(tables) == 1
+    assert tables[0].table.header == ("Round", "White", "Black")
+    assert tables[0].table.rows == (("1", "Carlsen", "Caruana"), ("2", "Ding", "Nepo"))
+    markdown = result.text[tables[0].char_start : tables[0].char_end].splitlines()
+    assert markdown[0] == "| Round | White | Black |"
+    assert markdown[1] == "|---|---|---|"
+    assert markdown[2] == "| 1 | Carlsen | Caruana |"
+    assert result.text.count("Carlsen") == 1  # table text is not repeated as a paragraph
+
+
+def test_monospaced_lines_are_fenced_code(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    y = _body(page, 80)
+    page.insert_text((72, y), "for game in games:", fontsize=10, fontname="cour")
+    page.insert_text((72 + 4 * 6, y + 12), "record(game)", fontsize=10, fontname="cour")
+    result = extract_pages(_save(document, tmp_path))[0]
+    assert _blocks_of(result, "code") == ["```\nfor game in games:\n    record(game)\n```"]
+
+
+def test_line_end_hyphenation_is_joined(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((72, 100), "The tournament director checks the regis-", fontsize=11, fontname="helv")
+    page.insert_text((72, 114), "tration of every player before the round.", fontsize=11, fontname="helv")
+    text = extract_pages(_save(document, tmp_path))[0].text
+    assert "registration of every player" in text
+
+
+def test_running_header_footer_and_page_counter_are_removed(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    for number in range(1, 5):
+        page = document.new_page()
+        page.insert_text((72, 40), "Federation rules handbook", fontsize=9, fontname="helv")
+        _body(page, 120)
+        page.insert_text((280, 815), f"page {number} sur 4", fontsize=9, fontname="helv")
+    for page in extract_pages(_save(document, tmp_path)):
+        assert "Federation rules handbook" not in page.text
+        assert "sur 4" not in page.text
+        assert page.text.startswith("The arbiter records")
+
+
+def test_empty_and_image_only_pages_warn_without_failing(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    document.new_page()
+    scanned = document.new_page()
+    pixmap = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 40), False)
+    pixmap.clear_with(200)
+    scanned.insert_image(pymupdf.Rect(72, 72, 300, 300), pixmap=pixmap)
+    empty, image_only = extract_pages(_save(document, tmp_path))
+    assert empty.text == "" and empty.warnings == ("empty page",)
+    assert image_only.text == "" and image_only.warnings == ("image-only page: no text layer (scanned?)",)
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is not None, reason="Tesseract is installed here")
+def test_ocr_requested_without_tesseract_fails_with_the_fix(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    _body(document.new_page(), 80)
+    with pytest.raises(OcrUnavailableError, match="tesseract-ocr"):
+        extract_pages(_save(document, tmp_path), ExtractionOptions(ocr=True))
+
+
+def test_same_pdf_gives_identical_pages(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((72, 80), "Overview", fontsize=20, fontname="hebo")
+    _body(page, 110)
+    path = _save(document, tmp_path)
+    assert extract_pages(path) == extract_pages(path)
+
+
+@pytest.fixture(scope="module")
+def sample_pages():
+    return extract_pages(SAMPLE_PDF)
+
+
+def test_sample_pdf_invariants(sample_pages) -> None:
+    assert [page.page for page in sample_pages] == list(range(1, len(sample_pages) + 1))
+    reassembled = assemble_pages(
+        PageContent(page.page, page.text, page.blocks, page.warnings) for page in sample_pages
+    )
+    assert reassembled == sample_pages
+    document_text = canonical_text(sample_pages)
+    for page in sample_pages:
+        assert document_text[page.char_start : page.char_end] == page.text
+        assert document_text[: page.char_start].count("\n") + 1 == page.line_start
+        previous_end = 0
+        for block in page.blocks:
+            assert block.kind in BLOCK_KINDS
+            assert previous_end <= block.char_start < block.char_end <= len(page.text)
+            assert page.text[block.char_start : block.char_end].strip()
+            assert (block.kind == "heading") == (1 <= block.level <= 4)
+            previous_end = block.char_end
+    tables = [block for page in sample_pages for block in page.blocks if block.kind == "table"]
+    assert tables and all(block.table is not None and block.table.rows for block in tables)
+    assert any(block.kind == "code" for page in sample_pages for block in page.blocks)

@@ -1,0 +1,72 @@
+"""Blocking gates in Dagster: a broken chunk fails the right check, blocks the export, keeps the last good file."""
+
+import dataclasses
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from dagster import AssetKey, DagsterInstance
+
+from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
+from pocket_assets.core.schemas import CHUNK_SCHEMA
+from pocket_assets.core.storage import PartitionManifest
+from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets_tests.defs.conftest import materialize_corpus
+from pocket_assets_tests.pdf_factory import small_corpus
+
+GATED = ["validated_chunks", "android_export"]
+
+
+@pytest.fixture
+def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
+    raw = tmp_path / "small"
+    small_corpus(raw)
+    paths = CorpusPaths(
+        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(Path(__file__).parents[2] / "expectations")
+    )
+    assert materialize_corpus(instance, paths).success
+    return paths
+
+
+def _break_children(paths: CorpusPaths, key: str, breaker: Callable[[ChunkRecord], ChunkRecord]) -> str:
+    """Rewrite the stored children with the first one broken; returns the broken chunk's id."""
+    store = paths.store()
+    children = [chunk_from_dict(row) for row in store.read("children", key)]
+    children[0] = breaker(children[0])
+    manifest = store.manifest("children", key)
+    store.write("children", key, [to_dict(c) for c in children], CHUNK_SCHEMA, manifest)
+    return children[0].id
+
+
+@pytest.mark.parametrize(
+    ("gate", "breaker", "expectation"),
+    [
+        ("expectations", lambda c: dataclasses.replace(c, tokens=900), "tokens"),
+        ("expectations", lambda c: dataclasses.replace(c, parent_id="nowhere.pdf-p001-parent999"), "parent"),
+        ("json_schema", lambda c: dataclasses.replace(c, pages=(0,)), "pages"),
+        ("coverage", lambda c: dataclasses.replace(c, text=c.text[:-5] + "XXXXX"), "slice"),
+    ],
+    ids=["token-cap", "parent-id", "schema-pages", "coverage-slice"],
+)
+def test_a_broken_chunk_fails_its_gate_and_blocks_export(
+    instance: DagsterInstance, built: CorpusPaths, gate: str, breaker, expectation: str
+) -> None:
+    store = built.store()
+    key = "fr/reglement.pdf"
+    good_bytes = store.data_path("validated_chunks", key).read_bytes()
+    exports_before = instance.get_latest_materialization_event(AssetKey("android_export"))
+    broken_id = _break_children(built, key, breaker)
+
+    result = materialize_corpus(instance, built, selection=GATED)
+
+    checks = {evaluation.check_name: evaluation for evaluation in result.get_asset_check_evaluations()}
+    assert not checks[gate].passed
+    failures = checks[gate].metadata["failures"].value
+    assert key in failures and expectation in failures.lower()
+    assert broken_id in failures or gate == "coverage"
+    assert [name for name, evaluation in checks.items() if not evaluation.passed] == [gate]
+    assert store.data_path("validated_chunks", key).read_bytes() == good_bytes, "last good output kept"
+    assert store.manifest("validated_chunks", key).status == "failed"
+    assert store.manifest("validated_chunks", "intl/rules.pdf").status == "ok", "the other PDF goes on"
+    latest_export = instance.get_latest_materialization_event(AssetKey("android_export"))
+    assert latest_export.run_id == exports_before.run_id, "the blocking check stopped the export"
