@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from pocket_assets.core.records import ChunkRecord, chunk_from_dict
 from pocket_assets.core.storage import STATUS_FAILED, STATUS_OK, PartitionStore
 
 VALIDATED = "validated_chunks"
@@ -44,3 +45,7 @@ def _first_problem(store: PartitionStore, key: str, stages: Sequence[str]) -> st
         if manifest.status != STATUS_OK:
             return f"{stage} {manifest.status}: {manifest.reason}"
     return "not validated"
+
+
+def read_validated_chunks(store: PartitionStore, partition_keys: Sequence[str]) -> list[ChunkRecord]:
+    return [chunk_from_dict(row) for key in partition_keys for row in store.read(VALIDATED, key)]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from dagster import Definitions
 
 from pocket_assets.defs.assets.chunking import children, parents, table_summaries
+from pocket_assets.defs.assets.evaluation import child_embeddings, retrieval_eval
 from pocket_assets.defs.assets.export import STAGES, android_export
 from pocket_assets.defs.assets.ingest import pages, raw_pdf
 from pocket_assets.defs.assets.quality import validated_chunks
@@ -13,6 +15,7 @@ from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.resources import (
     ChunkPolicyResource,
     CorpusPaths,
+    EvaluationResource,
     GatesResource,
     SummarizerResource,
     TokenizerResource,
@@ -23,7 +26,9 @@ from pocket_assets.defs.schedules import corpus_refresh
 from pocket_assets.defs.sensors import raw_pdf_sensor
 from pocket_assets.defs.stale_sensor import stale_pdfs
 
-ASSETS = [raw_pdf, pages, parents, children, table_summaries, validated_chunks, android_export]
+ASSETS = [
+    raw_pdf, pages, parents, children, table_summaries, validated_chunks, android_export, retrieval_eval, child_embeddings
+]
 # The per-PDF stages, in lineage order, whose manifests say how each PDF fared.
 STAGE_ASSETS = STAGES
 
@@ -36,6 +41,9 @@ def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
         "chunk_policy": ChunkPolicyResource.from_policy(environment_policy()),
         "summarizer": SummarizerResource(),
         "gates": GatesResource(),
+        "evaluation": EvaluationResource(
+            gold_path=os.environ.get("POCKET_ASSETS_GOLD", str(Path.cwd() / "data" / "gold" / "sample_gold.jsonl"))
+        ),
     }
 
 

@@ -1,8 +1,8 @@
 """Ruled tables: a cheap vector-drawing test first, `find_tables()` only on the pages it keeps.
 
-`find_tables()` costs 40-200x plain text extraction; a page without at least a
-few straight lines or rectangles cannot hold a ruled table, and that test costs
-less than reading the text (PERFORMANCE.md: it keeps ~4-11% of pages).
+`find_tables()` costs 40-200x plain text extraction; a page whose drawings hold
+no crossing rules cannot hold a ruled table, and that test costs less than
+reading the text.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import pymupdf
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces
 from pocket_assets.core.records import TableCells
 
-MIN_RULE_ITEMS = 4  # line or rectangle drawing items a ruled table needs at least
+RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule
+CROSSING_MARGIN = 3.0  # a rule this far inside another one crosses it rather than closing a box
+RULE_GAP = 2.5  # typesetters leave rules this far apart where they meet
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,16 +32,50 @@ class FoundTable:
         return self.bbox[0] <= cx <= self.bbox[2] and self.bbox[1] <= cy <= self.bbox[3]
 
 
-def may_hold_table(page: pymupdf.Page) -> bool:
-    """The pre-filter: enough straight rules among the page's vector drawings."""
-    count = 0
+Segment = tuple[float, float, float]  # (fixed coordinate, start, end)
+
+
+def _rules(page: pymupdf.Page) -> tuple[list[Segment], list[Segment]]:
+    """Horizontal and vertical rules among the page's lines and rectangles."""
+    horizontal: list[Segment] = []
+    vertical: list[Segment] = []
     for path in page.get_cdrawings():
         for item in path.get("items", ()):
-            if item[0] in ("l", "re"):
-                count += 1
-                if count >= MIN_RULE_ITEMS:
-                    return True
-    return False
+            if item[0] == "l":
+                (x0, y0), (x1, y1) = item[1], item[2]
+                if abs(y1 - y0) < 1:
+                    horizontal.append((y0, min(x0, x1), max(x0, x1)))
+                elif abs(x1 - x0) < 1:
+                    vertical.append((x0, min(y0, y1), max(y0, y1)))
+            elif item[0] == "re":
+                x0, y0, x1, y1 = item[1]
+                x0, x1, y0, y1 = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
+                if x1 - x0 < RULE_THICKNESS:
+                    vertical.append(((x0 + x1) / 2, y0, y1))
+                elif y1 - y0 < RULE_THICKNESS:
+                    horizontal.append(((y0 + y1) / 2, x0, x1))
+                else:
+                    horizontal += [(y0, x0, x1), (y1, x0, x1)]
+                    vertical += [(x0, y0, y1), (x1, y0, y1)]
+    return horizontal, vertical
+
+
+def _crosses_inside(inner: Segment, outer: Segment) -> bool:
+    """`inner` (perpendicular) meets `outer` strictly inside it, as a column or row separator does."""
+    position, start, end = inner
+    return outer[1] + CROSSING_MARGIN < position < outer[2] - CROSSING_MARGIN and start - RULE_GAP <= outer[0] <= end + RULE_GAP
+
+
+def may_hold_table(page: pymupdf.Page) -> bool:
+    """The pre-filter: a column rule that meets a row rule inside its length.
+
+    Plain boxes (framed code, shaded lines) and lone horizontal rules (footnotes,
+    title bars) have none, and are the common false alarms of a plain count.
+    """
+    horizontal, vertical = _rules(page)
+    if len(horizontal) < 2 or not vertical:
+        return False
+    return any(_crosses_inside(v, h) for v in vertical for h in horizontal)
 
 
 def _cell_text(value: str | None) -> str:

@@ -5,9 +5,9 @@ from datetime import datetime, timezone
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, Failure, MaterializeResult, MetadataValue, asset
 
 from pocket_assets.core.export import write_corpus_exports
-from pocket_assets.core.export_selection import select_for_export
+from pocket_assets.core.export_selection import read_validated_chunks, select_for_export
 from pocket_assets.core.pdf import discover_pdfs
-from pocket_assets.core.records import CORPORA, chunk_from_dict
+from pocket_assets.core.records import CORPORA
 from pocket_assets.core.validation import validate_corpus_ids
 from pocket_assets.defs.assets.quality import validated_chunks
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
@@ -32,7 +32,7 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
             description="Export refused: these PDFs failed their gates; fix them or remove them from the folder. "
             + " / ".join(f"{key}: {reason}" for key, reason in selection.refused),
         )
-    chunks = [chunk_from_dict(row) for key in selection.included for row in store.read("validated_chunks", key)]
+    chunks = read_validated_chunks(store, selection.included)
     id_report = validate_corpus_ids(gates.gates(paths.expectations_path), chunks)
     if not id_report.passed:
         raise Failure(description=f"Export refused: duplicate chunk ids across the corpus: {id_report.failures()}")

@@ -1,0 +1,77 @@
+"""Staleness from manifests: missing, failed, changed file, changed code version, fresh."""
+
+from pathlib import Path
+
+import pyarrow as pa
+
+from pocket_assets.core.staleness import (
+    build_fingerprint,
+    corpus_staleness,
+    describe,
+    partition_staleness,
+    stale_partitions,
+)
+from pocket_assets.core.storage import STATUS_FAILED, STATUS_OK, PartitionManifest, PartitionStore
+
+VERSIONS = {"raw_pdf": None, "pages": None, "parents": "chunker-v1+aaaa", "children": "chunker-v1+aaaa"}
+SHA = "a" * 64
+SCHEMA = pa.schema([("value", pa.int64())])
+
+
+def _build(store: PartitionStore, key: str, sha: str, versions: dict[str, str | None], upto: int | None = None) -> None:
+    for asset, version in list(versions.items())[:upto]:
+        manifest = PartitionManifest(asset, key, STATUS_OK, rows=1, source_sha256=sha, code_version=version)
+        store.write(asset, key, [{"value": 1}], SCHEMA, manifest)
+
+
+def test_fresh_after_a_full_build(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    _build(store, "fr/a.pdf", SHA, VERSIONS)
+    verdict = partition_staleness(store, "fr/a.pdf", SHA, VERSIONS)
+    assert not verdict.stale and verdict.reasons == ()
+
+
+def test_never_built_and_half_built(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    assert partition_staleness(store, "fr/a.pdf", SHA, VERSIONS).reasons == ("raw_pdf never built",)
+    _build(store, "fr/a.pdf", SHA, VERSIONS, upto=2)
+    assert partition_staleness(store, "fr/a.pdf", SHA, VERSIONS).reasons == ("parents never built",)
+
+
+def test_changed_file_is_stale_from_the_first_stage(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    _build(store, "fr/a.pdf", SHA, VERSIONS)
+    (reason,) = partition_staleness(store, "fr/a.pdf", "b" * 64, VERSIONS).reasons
+    assert reason.startswith("raw_pdf built from another version of the file (sha256 aaaaaaaaaaaa")
+
+
+def test_chunker_bump_makes_chunking_stale_but_not_ingest(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    _build(store, "fr/a.pdf", SHA, VERSIONS)
+    bumped = {**VERSIONS, "parents": "chunker-v2+aaaa", "children": "chunker-v2+aaaa"}
+    (reason,) = partition_staleness(store, "fr/a.pdf", SHA, bumped).reasons
+    assert reason == "parents built with chunker-v1+aaaa, current is chunker-v2+aaaa"
+
+
+def test_failed_last_attempt_is_stale(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    _build(store, "fr/a.pdf", SHA, VERSIONS)
+    store.write_manifest(PartitionManifest("children", "fr/a.pdf", STATUS_FAILED, reason="boom", source_sha256=SHA))
+    assert partition_staleness(store, "fr/a.pdf", SHA, VERSIONS).reasons == ("children last failed: boom",)
+
+
+def test_corpus_verdicts_are_sorted_and_filtered(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    _build(store, "intl/b.pdf", SHA, VERSIONS)
+    sources = {"intl/b.pdf": SHA, "fr/a.pdf": SHA}
+    assert [v.partition_key for v in corpus_staleness(store, sources, VERSIONS)] == ["fr/a.pdf", "intl/b.pdf"]
+    stale = stale_partitions(store, sources, VERSIONS)
+    assert [v.partition_key for v in stale] == ["fr/a.pdf"]
+    assert describe(stale) == "fr/a.pdf: raw_pdf never built"
+
+
+def test_fingerprint_follows_file_and_code_versions() -> None:
+    same = build_fingerprint(SHA, VERSIONS)
+    assert same == build_fingerprint(SHA, dict(reversed(list(VERSIONS.items()))))
+    assert same != build_fingerprint("b" * 64, VERSIONS)
+    assert same != build_fingerprint(SHA, {**VERSIONS, "parents": "chunker-v2+aaaa"})

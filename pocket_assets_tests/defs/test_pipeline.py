@@ -1,0 +1,93 @@
+"""The whole lineage on the shipped sample corpus, materialized for real in one run."""
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+import pytest
+from dagster import AssetKey, DagsterInstance, instance_for_test, materialize
+
+from pocket_assets.core.export import parse_sdk_file
+from pocket_assets.defs.build import ASSETS, build_resources
+from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets_tests.defs.conftest import materialize_corpus
+from pocket_assets_tests.pdf_factory import REPO_ROOT, SAMPLE_RAW
+
+SAMPLE_KEYS = ["fr/f-array.pdf", "fr/faq.pdf", "intl/R-data.pdf"]
+PER_PDF = ["raw_pdf", "pages", "parents", "children", "table_summaries", "validated_chunks"]
+
+
+@pytest.fixture(scope="module")
+def sample_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DagsterInstance, CorpusPaths]]:
+    out = tmp_path_factory.mktemp("sample")
+    paths = CorpusPaths(raw_dir=str(SAMPLE_RAW), output_dir=str(out), expectations_dir=str(REPO_ROOT / "expectations"))
+    with instance_for_test() as instance:
+        result = materialize_corpus(instance, paths)
+        assert result.success, [event.message for event in result.all_events if event.is_failure]
+        yield instance, paths
+
+
+def test_every_pdf_is_materialized_through_every_stage(sample_build) -> None:
+    instance, paths = sample_build
+    for asset in PER_PDF:
+        assert instance.get_materialized_partitions(AssetKey(asset)) == set(SAMPLE_KEYS), asset
+    store = paths.store()
+    for key in SAMPLE_KEYS:
+        frame = pd.read_parquet(store.data_path("validated_chunks", key))
+        assert set(frame["chunk_type"]) >= {"parent", "child"}
+        assert frame["id"].is_unique
+        assert (frame.loc[frame["chunk_type"] != "parent", "tokens"] <= 512).all()
+    summaries = pd.read_parquet(store.data_path("table_summaries", "fr/f-array.pdf"))
+    assert len(summaries) >= 1 and (summaries["chunk_type"] == "table_summary").all()
+
+
+def test_checks_pass_and_metadata_is_numeric(sample_build) -> None:
+    instance, _ = sample_build
+    for check in ("expectations", "json_schema", "coverage"):
+        record = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+            [__import__("dagster").AssetCheckKey(AssetKey("validated_chunks"), check)]
+        )
+        evaluation = next(iter(record.values())).event.dagster_event.event_specific_data
+        assert evaluation.passed, check
+    event = instance.get_latest_materialization_event(AssetKey("children"))
+    metadata = event.asset_materialization.metadata
+    assert metadata["total_chunks"].value > 100
+    assert metadata["partitions_failed"].value == 0
+
+
+def test_exports_parse_back_and_cover_every_pdf(sample_build) -> None:
+    _, paths = sample_build
+    out = paths.output_path
+    lines = parse_sdk_file(out / "chunks_fr.txt")
+    assert {line.source for line in lines} == {"f-array.pdf", "faq.pdf"}
+    assert all(line.page >= 1 and line.text for line in lines)
+    corpus = json.loads((out / "chunks_mode_b_intl.json").read_text(encoding="utf-8"))
+    assert corpus["metadata"]["corpus"] == "intl"
+    assert corpus["metadata"]["total_chunks"] == len(corpus["chunks"]) > 0
+    hepilot = (out / "chunks_intl.hepilot.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(hepilot) == len(corpus["chunks"])
+
+
+def test_a_second_build_gives_the_same_bytes(sample_build, tmp_path: Path) -> None:
+    _, first = sample_build
+    paths = CorpusPaths(raw_dir=first.raw_dir, output_dir=str(tmp_path), expectations_dir=first.expectations_dir)
+    with instance_for_test() as instance:
+        assert materialize_corpus(instance, paths, selection=PER_PDF).success
+    for asset in PER_PDF:
+        for key in SAMPLE_KEYS:
+            assert paths.store().data_path(asset, key).read_bytes() == first.store().data_path(asset, key).read_bytes()
+
+
+def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) -> None:
+    instance, paths = sample_build
+    result = materialize(
+        ASSETS, instance=instance, resources=build_resources(paths), selection=["retrieval_eval"]
+    )
+    assert result.success
+    metadata = result.asset_materializations_for_node("retrieval_eval")[0].metadata
+    assert metadata["questions"].value >= 20
+    assert 0.6 <= metadata["bm25_hit@10"].value <= 1.0
+    assert metadata["bm25_mrr"].value <= metadata["bm25_hit@10"].value
+    assert metadata["chunker_version"].value == "pocket-hier-v1"
+    assert len(metadata["per_question"].value.records) == metadata["questions"].value

@@ -1,0 +1,106 @@
+"""The nightly refresh over several evaluations, with real builds in between.
+
+Each request the schedule returns is launched the way the daemon would (same
+tags, run key and schedule name), in process, on a test instance.
+"""
+
+from pathlib import Path
+
+from dagster import DagsterInstance, RunRequest, SkipReason, build_schedule_context
+from dagster._core.storage.tags import RUN_KEY_TAG, SCHEDULE_NAME_TAG
+
+from pocket_assets.core.storage import PartitionManifest
+from pocket_assets.defs.build import build_definitions
+from pocket_assets.defs.jobs import build_corpus_job
+from pocket_assets.defs.partition_ranges import range_tags
+from pocket_assets.defs.partitions import pdf_partitions
+from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets.defs.schedules import SCHEDULE_NAME, corpus_refresh, refresh_cron
+from pocket_assets.defs.staleness import stage_code_versions
+from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, REPO_ROOT, random_bytes_pdf, small_corpus, text_pdf
+
+
+def _evaluate(instance: DagsterInstance, paths: CorpusPaths) -> list[RunRequest] | SkipReason:
+    return corpus_refresh(build_schedule_context(instance=instance, resources={"paths": paths}))
+
+
+def _launch(instance: DagsterInstance, paths: CorpusPaths, request: RunRequest) -> bool:
+    job = build_definitions(paths).resolve_job_def(build_corpus_job.name)
+    result = job.execute_in_process(
+        instance=instance,
+        partition_key=request.partition_key,
+        asset_selection=request.asset_selection,
+        tags={**request.tags, RUN_KEY_TAG: request.run_key, SCHEDULE_NAME_TAG: SCHEDULE_NAME},
+        raise_on_error=False,
+    )
+    return result.success
+
+
+def _skip_message(outcome: list[RunRequest] | SkipReason) -> str:
+    assert isinstance(outcome, SkipReason), f"expected nothing to launch, got {outcome}"
+    return outcome.skip_message or ""
+
+
+def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: DagsterInstance, tmp_path: Path) -> None:
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    text_pdf(raw / "fr" / "annexe.pdf", [ARTICLE_FR * 3])
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
+    every_pdf = ["fr/annexe.pdf", "fr/reglement.pdf", "intl/rules.pdf"]
+
+    first = _evaluate(instance, paths)
+    assert instance.get_dynamic_partitions(pdf_partitions.name) == every_pdf
+    assert isinstance(first, list) and len(first) == 1, "missing PDFs are built in one run"
+    assert first[0].tags == {**first[0].tags, **range_tags("fr/annexe.pdf", "intl/rules.pdf")}
+    assert _launch(instance, paths, first[0])
+    assert (tmp_path / "out" / "chunks_fr.txt").is_file()
+
+    assert _skip_message(_evaluate(instance, paths)) == "all 3 PDF(s) up to date"
+
+    text_pdf(raw / "intl" / "rules.pdf", [ARTICLE_EN * 2])
+    changed = _evaluate(instance, paths)
+    assert isinstance(changed, list) and [request.partition_key for request in changed] == ["intl/rules.pdf"]
+    assert _launch(instance, paths, changed[0])
+    assert _skip_message(_evaluate(instance, paths)) == "all 3 PDF(s) up to date"
+
+    store = paths.store()
+    for key in every_pdf:  # outputs as an older chunker left them
+        manifest = store.manifest("parents", key)
+        store.write_manifest(PartitionManifest(**{**manifest.__dict__, "code_version": "pocket-hier-v0+0000"}))
+    bumped = _evaluate(instance, paths)
+    assert isinstance(bumped, list) and len(bumped) == 1, "a chunker bump rebuilds the corpus in one run"
+    assert bumped[0].tags == {**bumped[0].tags, **range_tags("fr/annexe.pdf", "intl/rules.pdf")}
+    assert bumped[0].run_key != first[0].run_key
+
+
+def test_a_broken_pdf_is_tried_once_and_a_removed_pdf_leaves_the_export(
+    instance: DagsterInstance, tmp_path: Path
+) -> None:
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
+    (first,) = _evaluate(instance, paths)
+    assert _launch(instance, paths, first)
+
+    random_bytes_pdf(raw / "intl" / "broken.pdf")
+    (broken,) = _evaluate(instance, paths)
+    assert broken.partition_key == "intl/broken.pdf"
+    assert not _launch(instance, paths, broken)
+    message = _skip_message(_evaluate(instance, paths))
+    assert message.startswith("1 stale PDF(s) already tried") and "intl/broken.pdf: raw_pdf last failed" in message
+
+    (raw / "intl" / "broken.pdf").unlink()
+    (raw / "intl" / "rules.pdf").unlink()
+    (export,) = _evaluate(instance, paths)
+    assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf"]
+    assert [key.to_user_string() for key in export.asset_selection] == ["android_export"]
+    assert _launch(instance, paths, export)
+    assert "rules.pdf" not in (tmp_path / "out" / "chunks_intl.txt").read_text(encoding="utf-8")
+    assert _skip_message(_evaluate(instance, paths)) == "all 1 PDF(s) up to date"
+
+
+def test_cron_from_environment() -> None:
+    assert refresh_cron({}) == "0 3 * * *"
+    assert refresh_cron({"POCKET_ASSETS_REFRESH_CRON": "30 1 * * 1-5"}) == "30 1 * * 1-5"
+    assert corpus_refresh.cron_schedule == refresh_cron()
+    assert set(stage_code_versions()) >= {"parents", "children", "validated_chunks"}
