@@ -2,10 +2,11 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 import pytest
-from dagster import DagsterInstance, ExecuteInProcessResult, instance_for_test, materialize
+from dagster import AssetSelection, DagsterInstance, ExecuteInProcessResult, instance_for_test, materialize
 
 from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.defs.build import ASSETS, build_resources
+from pocket_assets.defs.jobs import BUILD_GROUPS
 from pocket_assets.defs.partition_ranges import range_tags
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
@@ -33,7 +34,7 @@ def materialize_corpus(
     keys: Sequence[str] | None = None,
     selection: Sequence[str] | None = None,
 ) -> ExecuteInProcessResult:
-    """One run over the given PDFs (all of the folder by default), like a single-run backfill."""
+    """One run over the given PDFs (all of the folder by default), like a single-run backfill of the build job."""
     keys = list(keys or discover_pdfs(paths.raw_path))
     registered = instance.get_dynamic_partitions(pdf_partitions.name)
     instance.add_dynamic_partitions(pdf_partitions.name, [key for key in keys if key not in registered])
@@ -44,6 +45,13 @@ def materialize_corpus(
         resources=build_resources(paths),
         partition_key=keys[0] if len(keys) == 1 else None,
         tags=tags,
-        selection=selection,
+        selection=selection or AssetSelection.groups(*BUILD_GROUPS),
         raise_on_error=False,
+    )
+
+
+def materialize_export(instance: DagsterInstance, paths: CorpusPaths) -> ExecuteInProcessResult:
+    """Only the unpartitioned export, from whatever the stages hold."""
+    return materialize(
+        ASSETS, instance=instance, resources=build_resources(paths), selection=["android_export"], raise_on_error=False
     )

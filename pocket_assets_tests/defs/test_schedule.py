@@ -6,7 +6,7 @@ tags, run key and schedule name), in process, on a test instance.
 
 from pathlib import Path
 
-from dagster import DagsterInstance, RunRequest, SkipReason, build_schedule_context
+from dagster import DagsterInstance, JobDefinition, RunRequest, SkipReason, build_schedule_context
 from dagster._core.storage.tags import RUN_KEY_TAG, SCHEDULE_NAME_TAG
 
 from pocket_assets.core.storage import PartitionManifest
@@ -24,8 +24,13 @@ def _evaluate(instance: DagsterInstance, paths: CorpusPaths) -> list[RunRequest]
     return corpus_refresh(build_schedule_context(instance=instance, resources={"paths": paths}))
 
 
-def _launch(instance: DagsterInstance, paths: CorpusPaths, request: RunRequest) -> bool:
-    job = build_definitions(paths).resolve_job_def(build_corpus_job.name)
+def _job(paths: CorpusPaths) -> JobDefinition:
+    """Resolved once per test: Definitions resolved after a schedule evaluation can trip on Dagster's
+    process-wide definitions-state storage bound to an instance the evaluation disposed."""
+    return build_definitions(paths).resolve_job_def(build_corpus_job.name)
+
+
+def _launch(instance: DagsterInstance, job: JobDefinition, request: RunRequest) -> bool:
     result = job.execute_in_process(
         instance=instance,
         partition_key=request.partition_key,
@@ -46,13 +51,14 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
     small_corpus(raw)
     text_pdf(raw / "fr" / "annexe.pdf", [ARTICLE_FR * 3])
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
+    job = _job(paths)
     every_pdf = ["fr/annexe.pdf", "fr/reglement.pdf", "intl/rules.pdf"]
 
     first = _evaluate(instance, paths)
     assert instance.get_dynamic_partitions(pdf_partitions.name) == every_pdf
     assert isinstance(first, list) and len(first) == 1, "missing PDFs are built in one run"
     assert first[0].tags == {**first[0].tags, **range_tags("fr/annexe.pdf", "intl/rules.pdf")}
-    assert _launch(instance, paths, first[0])
+    assert _launch(instance, job, first[0])
     assert (tmp_path / "out" / "chunks_fr.txt").is_file()
 
     assert _skip_message(_evaluate(instance, paths)) == "all 3 PDF(s) up to date"
@@ -60,7 +66,7 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
     text_pdf(raw / "intl" / "rules.pdf", [ARTICLE_EN * 2])
     changed = _evaluate(instance, paths)
     assert isinstance(changed, list) and [request.partition_key for request in changed] == ["intl/rules.pdf"]
-    assert _launch(instance, paths, changed[0])
+    assert _launch(instance, job, changed[0])
     assert _skip_message(_evaluate(instance, paths)) == "all 3 PDF(s) up to date"
 
     store = paths.store()
@@ -79,13 +85,14 @@ def test_a_broken_pdf_is_tried_once_and_a_removed_pdf_leaves_the_export(
     raw = tmp_path / "raw"
     small_corpus(raw)
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
+    job = _job(paths)
     (first,) = _evaluate(instance, paths)
-    assert _launch(instance, paths, first)
+    assert _launch(instance, job, first)
 
     random_bytes_pdf(raw / "intl" / "broken.pdf")
     (broken,) = _evaluate(instance, paths)
     assert broken.partition_key == "intl/broken.pdf"
-    assert not _launch(instance, paths, broken)
+    assert not _launch(instance, job, broken)
     message = _skip_message(_evaluate(instance, paths))
     assert message.startswith("1 stale PDF(s) already tried") and "intl/broken.pdf: raw_pdf last failed" in message
 
@@ -94,7 +101,7 @@ def test_a_broken_pdf_is_tried_once_and_a_removed_pdf_leaves_the_export(
     (export,) = _evaluate(instance, paths)
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf"]
     assert [key.to_user_string() for key in export.asset_selection] == ["android_export"]
-    assert _launch(instance, paths, export)
+    assert _launch(instance, job, export)
     assert "rules.pdf" not in (tmp_path / "out" / "chunks_intl.txt").read_text(encoding="utf-8")
     assert _skip_message(_evaluate(instance, paths)) == "all 1 PDF(s) up to date"
 
