@@ -51,7 +51,9 @@ def _ensure_dagster_home() -> None:
     """Persistent local instance by default, so the UI shows the runs the command made."""
     home = Path(os.environ.setdefault("DAGSTER_HOME", str(Path(DEFAULT_DAGSTER_HOME).resolve())))
     home.mkdir(parents=True, exist_ok=True)
-    (home / "dagster.yaml").touch(exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from pocket_assets.core.retrieval import (
 )
 from pocket_assets.defs.assets.export import STAGES
 from pocket_assets.defs.assets.quality import validated_chunks
+from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, EvaluationResource, TokenizerResource
 
 
@@ -32,6 +33,7 @@ def _store_path(paths: CorpusPaths) -> Path:
 
 
 @asset(
+    owners=OWNERS,
     group_name="evaluation",
     kinds={"parquet"},
     deps=[validated_chunks],
@@ -62,6 +64,7 @@ def child_embeddings(
 
 
 @asset(
+    owners=OWNERS,
     group_name="evaluation",
     kinds={"json"},
     deps=[validated_chunks],

@@ -10,12 +10,14 @@ from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.core.records import CORPORA
 from pocket_assets.core.validation import validate_corpus_ids
 from pocket_assets.defs.assets.quality import validated_chunks
+from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
 
 STAGES = ("raw_pdf", "pages", "parents", "children", "table_summaries", "validated_chunks")
 
 
 @asset(
+    owners=OWNERS,
     group_name="export",
     kinds={"json"},
     deps=[validated_chunks],

@@ -7,13 +7,14 @@ from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.records import pdf_identity_from_dict, to_dict
 from pocket_assets.core.schemas import PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
-from pocket_assets.defs.partitions import pdf_partitions, single_run
+from pocket_assets.defs.partitions import OWNERS, pdf_partitions, single_run
 from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.summaries import sum_of
 
 
 @asset(
+    owners=OWNERS,
     partitions_def=pdf_partitions,
     backfill_policy=single_run,
     group_name="ingest",
@@ -40,6 +41,7 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
 
 
 @asset(
+    owners=OWNERS,
     partitions_def=pdf_partitions,
     backfill_policy=single_run,
     group_name="ingest",

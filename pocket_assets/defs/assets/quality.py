@@ -8,13 +8,13 @@ first offending ids with their pages; the other PDFs go on.
 
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
-from pocket_assets.core.records import ChunkRecord, chunk_from_dict, page_from_dict, to_dict
+from pocket_assets.core.records import chunk_from_dict, page_from_dict, to_dict
 from pocket_assets.core.schemas import CHUNK_SCHEMA
 from pocket_assets.core.validation import PARTITION_GATES, GateReport, validate_partition
 from pocket_assets.core.validation_report import write_report_html
-from pocket_assets.defs.assets.chunking import CODE_VERSION, table_summaries
+from pocket_assets.defs.assets.chunking import CODE_VERSION, VERSION_TAGS, table_summaries
 from pocket_assets.defs.chunk_metadata import chunk_metadata
-from pocket_assets.defs.partitions import pdf_partitions, single_run
+from pocket_assets.defs.partitions import OWNERS, pdf_partitions, single_run
 from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
 from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, GatesResource, TokenizerResource
 from pocket_assets.defs.summaries import sum_of
@@ -27,12 +27,14 @@ class GateFailed(Exception):
 
 
 @asset(
+    owners=OWNERS,
     partitions_def=pdf_partitions,
     backfill_policy=single_run,
     group_name="quality",
     kinds={"parquet", "great_expectations"},
     deps=[table_summaries],
     code_version=CODE_VERSION,
+    tags=VERSION_TAGS,
     check_specs=[
         AssetCheckSpec(gate, asset="validated_chunks", blocking=True, description=description)
         for gate, description in (
@@ -67,7 +69,7 @@ def validated_chunks(
             rows=[to_dict(chunk) for chunk in chunks],
             schema=CHUNK_SCHEMA,
             source_sha256=store.manifest("raw_pdf", key).source_sha256,
-            metadata=chunk_metadata(chunks),
+            metadata=chunk_metadata(chunks, page_records),
         )
 
     def checks() -> list[AssetCheckResult]:
