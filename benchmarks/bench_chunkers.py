@@ -49,7 +49,7 @@ from pocket_assets.core.document import canonical_text
 from pocket_assets.core.embed_text import text_to_embed
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.pdf import discover_pdfs, inspect_pdf
-from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.policy import PAGE_MODES, ChunkPolicy
 from pocket_assets.core.records import PageRecord, PdfIdentity
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 
@@ -281,19 +281,16 @@ def semchunk() -> Contender | str:
 
 
 def contenders() -> tuple[list[Contender], list[str]]:
+    other_mode = next(mode for mode in PAGE_MODES if mode != POLICY.page_mode)
     candidates = [
-        ours(POLICY, "ours", "chunk_document(identity, pages, ChunkPolicy(), counter): parents, children"),
+        ours(POLICY, "ours", f"chunk_document(identity, pages, ChunkPolicy(), counter); {POLICY.page_mode}"),
         ours(
             dataclasses.replace(POLICY, parent_tokens=10**9, parent_overlap=0),
             "ours-children",
-            "one parent per document (parent_tokens=1e9): about children alone, as flat peers do",
+            "parent_tokens=1e9: one parent per segment (page or document), about children alone as flat peers",
             keep_parents=False,
         ),
-        ours(
-            dataclasses.replace(POLICY, page_mode="pdf-page-v1"),
-            "ours-page",
-            "page mode pdf-page-v1 (seed 003): no chunk crosses a page",
-        ),
+        ours(dataclasses.replace(POLICY, page_mode=other_mode), f"ours-{other_mode}", f"page_mode={other_mode}"),
         langchain(),
         chonkie(),
         llamaindex(),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 CORPORA: tuple[str, ...] = ("fr", "intl")
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list", "table", "code", "equation")

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from dagster import AssetKey, DagsterInstance
+from dagster import AssetKey
 
 from pocket_assets.core.storage import STATUS_OK, PartitionStore
 from pocket_assets.defs.build import STAGE_ASSETS, build_definitions
+from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partition_ranges import contiguous_ranges, range_tags
 from pocket_assets.defs.partition_sync import sync_partitions
@@ -28,7 +29,7 @@ class PdfSummary:
 
 def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, output_dir: str | None) -> int:
     paths = cli_paths(raw_dir, output_dir)
-    instance = DagsterInstance.get()
+    instance = open_instance()
     keys = sync_partitions(instance, paths)
     wanted = [_partition_key(paths.raw_path, pdf) for pdf in pdfs] or keys
     unknown = sorted(set(wanted) - set(keys))

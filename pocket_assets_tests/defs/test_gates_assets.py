@@ -9,7 +9,6 @@ from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
 from pocket_assets.core.schemas import CHUNK_SCHEMA
-from pocket_assets.core.storage import PartitionManifest
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import small_corpus

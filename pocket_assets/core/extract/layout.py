@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable
 
 import pymupdf
@@ -54,35 +55,46 @@ class Paragraph:
         return min(line.y0 for line in self.lines)
 
 
-def _span_is_bold(span: dict[str, Any]) -> bool:
-    return bool(span["flags"] & _FLAG_BOLD) or bool(_BOLD_FONT.search(span["font"]))
-
-
-def _span_is_mono(span: dict[str, Any]) -> bool:
-    return bool(span["flags"] & _FLAG_MONOSPACED) or bool(_MONO_FONT.search(span["font"]))
+@lru_cache(maxsize=4096)
+def _font_style(font: str, flags: int) -> tuple[bool, bool]:
+    """(bold, monospaced) of a font; cached because pages repeat a handful of fonts over thousands of spans."""
+    bold = bool(flags & _FLAG_BOLD) or bool(_BOLD_FONT.search(font))
+    mono = bool(flags & _FLAG_MONOSPACED) or bool(_MONO_FONT.search(font))
+    return bold, mono
 
 
 def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, float]) -> Line | None:
-    text = clean_text("".join(span["text"] for span in spans))
+    text = clean_text("".join([span["text"] for span in spans]))
     if not text.strip():
         return None
-    weights: dict[float, int] = {}
-    bold = True
-    mono_spans = other_spans = 0
+    # Font expansion (microtype) and word spacing give every word its own span: tally
+    # characters per (font, flags, size) first, then look at the few distinct styles.
+    runs: dict[tuple[str, int, float], list[int]] = {}  # style -> [visible characters, non-digit spans]
     for span in spans:
         visible = span["text"].strip()
-        if not visible:
-            continue
-        size = round(span["size"], 1)
-        weights[size] = weights.get(size, 0) + len(visible)
-        bold = bold and _span_is_bold(span)
-        if _span_is_mono(span):
-            mono_spans += 1
-        elif not visible.isdigit():  # listings number their lines in another font
-            other_spans += 1
-    mono = mono_spans > 0 and other_spans == 0
+        if visible:
+            key = (span["font"], span["flags"], span["size"])
+            run = runs.get(key)
+            if run is None:
+                run = runs[key] = [0, 0]
+            run[0] += len(visible)
+            if not visible.isdigit():
+                run[1] += 1
+    weights: dict[float, int] = {}
+    bold = True
+    any_mono = False
+    other_spans = 0
+    for (font, flags, raw_size), (characters, words) in runs.items():
+        size = round(raw_size, 1)
+        weights[size] = weights.get(size, 0) + characters
+        span_bold, span_mono = _font_style(font, flags)
+        bold = bold and span_bold
+        if span_mono:
+            any_mono = True
+        else:
+            other_spans += words  # listings number their lines in another font: digits do not count
     size = max(sorted(weights), key=lambda key: weights[key])
-    return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, mono)
+    return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, any_mono and other_spans == 0)
 
 
 def _block_lines(block: dict[str, Any]) -> list[Line]:

@@ -1,0 +1,1 @@
+"""End-to-end tests: real `dagster-webserver`, real runs, a real (headless) browser."""
