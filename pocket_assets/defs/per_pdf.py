@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Sequence
 import pyarrow as pa
 from dagster import (
     AssetCheckResult,
+    AssetCheckSeverity,
     AssetExecutionContext,
     AssetObservation,
     Failure,
@@ -60,21 +61,21 @@ def run_per_pdf(
     build: Callable[[str], StageOutput],
     code_version: str | None = None,
     summarize: Callable[[list[Outcome]], dict[str, Any]] | None = None,
-    checks: Callable[[], Sequence[AssetCheckResult]] | None = None,
+    checks: Callable[[list[Outcome]], Sequence[AssetCheckResult]] | None = None,
+    fail_when_all_fail: bool = True,
 ) -> MaterializeResult:
     """Build, store and report every partition of the run; see the module docstring.
 
-    `checks` (called after every PDF was tried) gives the asset's check results; an
-    asset with checks reports failed PDFs through them instead of failing its step,
-    so the UI shows which expectation failed.
+    `checks` (called after every PDF was tried) gives the asset's check results.
+    An asset whose checks judge the PDFs (the gates) sets `fail_when_all_fail=False`:
+    its failed PDFs show as failed checks, which block what is downstream.
     """
     asset = context.asset_key.to_user_string()
     outcomes = [
         _build_one(context, store, asset, key, build, code_version) for key in sorted(context.partition_keys)
     ]
     failed = [outcome for outcome in outcomes if outcome.status != STATUS_OK]
-    check_results = list(checks()) if checks is not None else []
-    if failed and len(failed) == len(outcomes) and not check_results:
+    if failed and len(failed) == len(outcomes) and fail_when_all_fail:
         raise Failure(
             description=" / ".join(f"{outcome.partition_key}: {outcome.reason}" for outcome in failed),
             metadata={"failed_partitions": MetadataValue.md(_failure_table(failed))},
@@ -85,6 +86,7 @@ def run_per_pdf(
     }
     if failed:
         metadata["failed_partitions"] = MetadataValue.md(_failure_table(failed))
+    check_results = list(checks(outcomes)) if checks is not None else []
     if summarize is not None:
         metadata.update(summarize([outcome for outcome in outcomes if outcome.status == STATUS_OK]))
     return MaterializeResult(metadata=metadata, check_results=check_results)
@@ -157,6 +159,27 @@ def _record(
         AssetObservation(asset_key=context.asset_key, partition=key, metadata={"status": status, "reason": reason})
     )
     return Outcome(key, status, reason, {})
+
+
+def failed_pdfs_check(check_name: str) -> Callable[[list[Outcome]], list[AssetCheckResult]]:
+    """A check that passes when every PDF of the run went through, and lists those that did not."""
+
+    def check(outcomes: list[Outcome]) -> list[AssetCheckResult]:
+        failed = [outcome for outcome in outcomes if outcome.status != STATUS_OK]
+        return [
+            AssetCheckResult(
+                check_name=check_name,
+                passed=not failed,
+                severity=AssetCheckSeverity.ERROR,
+                metadata={
+                    "pdfs_checked": len(outcomes),
+                    "pdfs_failed": len(failed),
+                    "failures": MetadataValue.md(_failure_table(failed) if failed else "none"),
+                },
+            )
+        ]
+
+    return check
 
 
 def _failure_table(outcomes: Iterable[Outcome]) -> str:

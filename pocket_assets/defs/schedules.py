@@ -70,7 +70,8 @@ def corpus_refresh(context: ScheduleEvaluationContext, paths: CorpusPaths) -> li
         requests.append(_export_request(keys, sources))
     new_requests = [request for request in requests if not _already_launched(instance, request.run_key)]
     if new_requests:
-        context.log.info(f"{len(stale)} PDF(s) to build:\n{describe(stale)}")
+        if stale:
+            context.log.info(f"{len(stale)} PDF(s) to build:\n{describe(stale)}")
         return new_requests
     if stale:
         return SkipReason(f"{len(stale)} stale PDF(s) already tried with these files and code versions:\n{describe(stale)}")

@@ -64,6 +64,8 @@ def test_a_broken_pdf_fails_alone_inside_a_single_run(
     assert not store.data_path("pages", "fr/broken.pdf").exists()
     for good in ("fr/good.pdf", "intl/good.pdf"):
         assert store.manifest("pages", good).status == "ok"
+    check = next(e for e in result.get_asset_check_evaluations() if e.check_name == "readable_pdf")
+    assert not check.passed and "fr/broken.pdf" in check.metadata["failures"].value
     metadata = result.asset_materializations_for_node("raw_pdf")[0].metadata
     assert metadata["partitions_failed"].value == 1
     assert "fr/broken.pdf" in metadata["failed_partitions"].value

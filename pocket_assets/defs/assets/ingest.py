@@ -1,16 +1,18 @@
 """Ingest: each PDF's identity, then its pages as canonical text."""
 
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.records import pdf_identity_from_dict, to_dict
 from pocket_assets.core.schemas import PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
 from pocket_assets.defs.partitions import OWNERS, pdf_partitions, single_run
-from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
+from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.summaries import sum_of
+
+READABLE_PDF = "readable_pdf"
 
 
 @asset(
@@ -19,6 +21,13 @@ from pocket_assets.defs.summaries import sum_of
     backfill_policy=single_run,
     group_name="ingest",
     kinds={"pdf", "parquet"},
+    check_specs=[
+        AssetCheckSpec(
+            READABLE_PDF,
+            asset="raw_pdf",
+            description="Every PDF of the run is a readable, unencrypted PDF with pages; lists those that are not.",
+        )
+    ],
     description="One PDF of the corpus: corpus, file name, sha256, size, page count and PDF metadata. "
     "Fails that PDF (only) if it is not a PDF, truncated, encrypted or has no pages.",
 )
@@ -37,7 +46,13 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
             },
         )
 
-    return run_per_pdf(context, paths.store(), build, summarize=sum_of("page_count", "size_bytes"))
+    return run_per_pdf(
+        context,
+        paths.store(),
+        build,
+        summarize=sum_of("page_count", "size_bytes"),
+        checks=failed_pdfs_check(READABLE_PDF),
+    )
 
 
 @asset(
