@@ -32,14 +32,20 @@ SCALE_PDF = Path("/work/shared/corpus-scale/refman.pdf")
 TABLE_DOCUMENTS = ("f-array.pdf", "R-data.pdf")
 REPEATS = 3  # timing runs per page; the fastest is kept
 _WORD = re.compile(r"\w+")
-_LEADING_NUMBER = re.compile(r"^(?:[a-z]?\d+(?:\.\d+)*\.?|[a-z](?:\.\d+)+\.?)\s+")
+# Both sides of the match drop what outlines and pages spell differently: the section word
+# ("Appendix A", "Chapitre 2"), the numbering ("3.2.1", "A.1", "A "), case and spacing
+# ("MacOSX" in an outline for "Mac OS X" on the page). The words of the title must still agree.
+_SECTION_WORD = re.compile(r"^(?:appendix|annexe|chapter|chapitre)\s+", re.IGNORECASE)
+_LEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+")
 _HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])-\n\s*(?=[a-z])")
 
 
 def normalized_title(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).lower().lstrip("# ").strip()
-    text = _LEADING_NUMBER.sub("", text)
-    return " ".join(_WORD.findall(text))
+    text = unicodedata.normalize("NFKC", text).lstrip("# ").strip()
+    text = _SECTION_WORD.sub("", text)
+    while _LEADING_NUMBER.match(text):  # "4.3 R interface" and "R interface" must both lose the "R"
+        text = _LEADING_NUMBER.sub("", text, count=1)
+    return "".join(_WORD.findall(text.lower()))
 
 
 def words(text: str) -> Counter[str]:

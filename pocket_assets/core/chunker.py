@@ -2,11 +2,13 @@
 
 Every page is tokenized once (one batched call, offsets included); windows are
 planned on those offsets against the break points of `units.layout_document`,
-never by re-tokenizing candidates. The final texts are then counted once, in
-batches, and the count is what `tokens` records and what the limits are
-checked on: a window that comes out over its limit (sub-word merges differ a
-little between a slice and the whole page) is planned again with a smaller
-budget, so the limits are guarantees, not estimates.
+never by re-tokenizing candidates. The final texts are then counted exactly,
+and the count is what `tokens` records and what the limits are checked on: a
+window that comes out over its limit (sub-word merges differ a little between a
+slice and the whole page) is planned again with a smaller budget, so the limits
+are guarantees, not estimates. Exact counts do not need a second tokenizer pass
+(`slice_counts`): the page encoding already holds them, except near a slice's
+edges.
 
 Contract: for every parent and child, `text == canonical_text[char_start:char_end]`.
 A table larger than a child is split at row boundaries and every piece stays
@@ -29,6 +31,7 @@ from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity
 from pocket_assets.core.sections import SectionIndex, build_section_index
 from pocket_assets.core.tokenizer import TokenCounter
+from pocket_assets.core.slice_counts import SliceCounter
 from pocket_assets.core.units import Boundary, DocumentLayout, layout_document
 
 PAGE_MODE_SPAN = "span"
@@ -64,20 +67,21 @@ def chunk_document(
     pages = tuple(pages)
     layout = layout_document(pages)
     _check_page_spans(layout.text, pages)
-    planner = _Planner(layout, _page_token_offsets(pages, counter), policy.min_chars)
+    token_offsets = _page_token_offsets(pages, counter)
+    planner = _Planner(layout, token_offsets, policy.min_chars)
     locator = _Locator(layout, pages)
+    slices = SliceCounter(layout.text, pages, token_offsets.starts, counter)
 
     def parent_excess(spans: list[Span]) -> tuple[list[int], list[int]]:
-        counts = counter.count_batch([layout.text[start:end] for start, end in spans])
+        counts = slices.count_slices(spans)
         return counts, [count - policy.parent_tokens for count in counts]
 
     def child_excess(spans: list[Span]) -> tuple[list[int], list[int]]:
-        texts = [layout.text[start:end] for start, end in spans]
-        counts = counter.count_batch(texts)
-        embedded = counter.count_batch(
+        counts = slices.count_slices(spans)
+        embedded = slices.count_texts(
             [
-                text_to_embed(text, identity.source, locator.principal_page(span), policy.document_prompt)
-                for text, span in zip(texts, spans)
+                text_to_embed(layout.text[start:end], identity.source, locator.principal_page((start, end)), policy.document_prompt)
+                for start, end in spans
             ]
         )
         excess = [

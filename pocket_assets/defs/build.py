@@ -16,6 +16,7 @@ from pocket_assets.defs.resources import (
     ChunkPolicyResource,
     CorpusPaths,
     EvaluationResource,
+    ExtractionResource,
     GatesResource,
     SummarizerResource,
     TokenizerResource,
@@ -41,6 +42,7 @@ def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
         "chunk_policy": ChunkPolicyResource.from_policy(environment_policy()),
         "summarizer": SummarizerResource(),
         "gates": GatesResource(),
+        "extraction": ExtractionResource(),
         "evaluation": EvaluationResource(
             gold_path=os.environ.get("POCKET_ASSETS_GOLD", str(Path.cwd() / "data" / "gold" / "sample_gold.jsonl"))
         ),

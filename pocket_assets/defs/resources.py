@@ -15,6 +15,7 @@ from pathlib import Path
 from dagster import ConfigurableResource
 from pydantic import Field
 
+from pocket_assets.core.extract import ExtractionOptions
 from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
 from pocket_assets.core.storage import PartitionStore
 from pocket_assets.core.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
@@ -151,3 +152,14 @@ class EvaluationResource(ConfigurableResource):
     expected_dim: int = Field(default=384, description="Vector size the model must give (768 for EmbeddingGemma).")
     dense: bool = Field(default=False, description="Also score dense and hybrid (RRF) retrieval from child_embeddings.")
     query_prompt: str = Field(default="", description="Prefix for questions, e.g. 'task: search result | query: '.")
+
+
+class ExtractionResource(ConfigurableResource):
+    """How pages are read: OCR of scanned pages (needs Debian tesseract-ocr) and table detection."""
+
+    ocr: bool = Field(default=False, description="OCR pages without a text layer with Tesseract (off by default).")
+    ocr_language: str = Field(default="fra+eng", description="Tesseract languages joined with '+'.")
+    detect_tables: bool = Field(default=True, description="Detect ruled tables and write them as pipe tables.")
+
+    def options(self) -> ExtractionOptions:
+        return ExtractionOptions(ocr=self.ocr, ocr_language=self.ocr_language, detect_tables=self.detect_tables)

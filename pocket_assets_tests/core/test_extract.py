@@ -173,3 +173,112 @@ def test_sample_pdf_invariants(sample_pages) -> None:
     tables = [block for page in sample_pages for block in page.blocks if block.kind == "table"]
     assert tables and all(block.table is not None and block.table.rows for block in tables)
     assert any(block.kind == "code" for page in sample_pages for block in page.blocks)
+
+
+def _headings(page) -> list[tuple[str, int]]:
+    return [(page.text[block.char_start : block.char_end], block.level) for block in page.blocks if block.kind == "heading"]
+
+
+def test_words_in_spans_of_slightly_different_sizes_make_one_body_line(tmp_path: Path) -> None:
+    # Font expansion (microtype) sets each word at its own size: one line, one body size, no heading.
+    document = pymupdf.open()
+    page = document.new_page()
+    x = 72.0
+    for index, word in enumerate("the arbiter signs the score sheet at the end".split()):
+        size = (10.96, 11.0, 11.04)[index % 3]
+        page.insert_text((x, 100), word, fontsize=size, fontname="helv")
+        x += pymupdf.get_text_length(word + " ", fontname="helv", fontsize=size)
+    _body(page, 114)
+    result = extract_pages(_save(document, tmp_path))[0]
+    assert result.text.startswith("the arbiter signs the score sheet at the end The arbiter records")
+    assert _headings(result) == []
+
+
+def test_bold_labels_ending_with_a_colon_and_bold_run_on_openings_are_not_headings(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    y = _body(page, 80)
+    page.insert_text((72, y), "Options:", fontsize=11, fontname="hebo")
+    y = _body(page, y + 16)
+    page.insert_text((72, y), "Note.", fontsize=11, fontname="hebo")
+    page.insert_text((72 + pymupdf.get_text_length("Note. ", fontname="hebo", fontsize=11), y), BODY[:60],
+                     fontsize=11, fontname="helv")
+    _body(page, y + 14)
+    result = extract_pages(_save(document, tmp_path))[0]
+    assert _headings(result) == []
+    assert "Options:" in _blocks_of(result, "paragraph")
+    assert any(text.startswith("Note. The arbiter") for text in _blocks_of(result, "paragraph"))
+
+
+def test_numbered_run_in_heading_is_split_from_its_paragraph(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    y = _body(page, 80)
+    lead = "4.1.1.2 Corps du document"
+    page.insert_text((72, y), lead, fontsize=11, fontname="hebo")
+    page.insert_text((72 + pymupdf.get_text_length(lead, fontname="hebo", fontsize=11) + 12, y),
+                     "Le document est divisé en trois blocs.", fontsize=11, fontname="helv")
+    _body(page, y + 14)
+    result = extract_pages(_save(document, tmp_path))[0]
+    assert _headings(result) == [("#### 4.1.1.2 Corps du document", 4)]
+    assert any(text.startswith("Le document est divisé en trois blocs.") for text in _blocks_of(result, "paragraph"))
+
+
+def test_numbered_headings_at_body_size_in_typewriter_or_without_letters(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    y = _body(page, 80)
+    page.insert_text((72, y), "3.2.1 \\frenchsetup", fontsize=11, fontname="cour")
+    y = _body(page, y + 18)
+    page.insert_text((72, y), "10.1.1", fontsize=11, fontname="hebo")
+    page.insert_text((110, y), "2003", fontsize=11, fontname="hebo")
+    _body(page, y + 18)
+    result = extract_pages(_save(document, tmp_path))[0]
+    assert _headings(result) == [("### 3.2.1 \\frenchsetup", 3), ("### 10.1.1 2003", 3)]
+
+
+def test_contents_line_with_a_page_number_at_the_right_is_not_a_heading(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((72, 80), "Contents", fontsize=18, fontname="hebo")
+    page.insert_text((72, 110), "1 Introduction", fontsize=11, fontname="hebo")
+    page.insert_text((515, 110), "3", fontsize=11, fontname="hebo")
+    _body(page, 140)
+    second = document.new_page()
+    second.insert_text((72, 80), "Introduction", fontsize=18, fontname="hebo")
+    _body(second, 110)
+    first, _ = extract_pages(_save(document, tmp_path))
+    assert [text for text, _ in _headings(first)] == ["# Contents"]
+
+
+def test_title_page_keeps_its_title_but_not_authors_and_dates(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    title_page = document.new_page()
+    title_page.insert_text((72, 120), "Rules of the Game", fontsize=24, fontname="hebo")
+    title_page.insert_text((72, 170), "Magnus Example and the Federation", fontsize=14, fontname="helv")
+    title_page.insert_text((72, 200), "Version 2, March 2024", fontsize=14, fontname="helv")
+    for chapter in ("Overview", "Procedures", "Appeals"):
+        page = document.new_page()
+        page.insert_text((72, 80), chapter, fontsize=18, fontname="hebo")
+        _body(page, 110)
+    pages = extract_pages(_save(document, tmp_path))
+    assert _headings(pages[0]) == [("# Rules of the Game", 1)]
+    assert _blocks_of(pages[0], "paragraph") == ["Magnus Example and the Federation", "Version 2, March 2024"]
+    assert _headings(pages[1]) == [("# Overview", 1)]
+
+
+def test_paragraphs_that_open_like_markdown_structure_are_escaped(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    y = 80.0
+    for opening in ("# define is a preprocessor line", "> quoted reply from the arbiter", "+ plus sign first",
+                    "2024. A year that opens the sentence"):
+        page.insert_text((72, y), opening, fontsize=11, fontname="helv")
+        y = _body(page, y + 14, lines=1) + 10
+    result = extract_pages(_save(document, tmp_path))[0]
+    paragraphs = _blocks_of(result, "paragraph")
+    assert "\\# define is a preprocessor line The arbiter records" in paragraphs[0]
+    assert paragraphs[1].startswith("\\> quoted reply")
+    assert paragraphs[2].startswith("\\+ plus sign first")
+    assert paragraphs[3].startswith("\\2024. A year")
+    assert _headings(result) == [] and _blocks_of(result, "list") == []

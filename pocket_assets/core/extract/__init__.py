@@ -55,7 +55,7 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
             tessdata=tessdata,
         )
         for paragraph in page_paragraphs(scan, frozenset())[0]:
-            census.add_paragraph(paragraph)
+            census.add_paragraph(paragraph, number)
         scans.append(scan)
     running = running_signatures(margin_signatures(scan) for scan in scans)
     scale = HeadingScale.from_census(census)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Iterable
 
 import pymupdf
@@ -24,6 +25,8 @@ _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|-bd|cmbx|cmb\d", r
 _MONO_FONT = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|sftt|lmtt|\btt", re.IGNORECASE)
 _FLAG_MONOSPACED = 8
 _FLAG_BOLD = 16
+_SPAN_FIELDS = itemgetter("text", "font", "flags", "size")
+SPREAD_GAP = 2.0  # in em: a wider gap between pieces of one line is a tab stop, not a word space
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,8 @@ class Line:
     size: float  # size carrying most characters, rounded to 0.1 pt
     bold: bool  # every visible character is bold
     mono: bool  # every visible character is monospaced
+    lead: str = ""  # a bold opening that runs on into regular text ("3.3.1 Titre  Le texte..."), else ""
+    spread: bool = False  # pieces far apart on the baseline: a right-aligned page number, a tab stop
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,20 +68,35 @@ def _font_style(font: str, flags: int) -> tuple[bool, bool]:
     return bold, mono
 
 
-def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, float]) -> Line | None:
+def _bold_lead(spans: list[dict[str, Any]], text: str) -> str:
+    """The bold words a line opens with when regular text follows them on the same line."""
+    lead: list[str] = []
+    for span in spans:
+        if not span["text"].strip():
+            lead.append(span["text"])
+        elif _font_style(span["font"], span["flags"])[0]:
+            lead.append(span["text"])
+        elif not "".join(lead).strip():
+            return ""
+        else:
+            opening = clean_text("".join(lead)).strip()
+            return opening if text.lstrip().startswith(opening) else ""
+    return ""
+
+
+def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, float], spread: bool) -> Line | None:
     text = clean_text("".join([span["text"] for span in spans]))
     if not text.strip():
         return None
     # Font expansion (microtype) and word spacing give every word its own span: tally
     # characters per (font, flags, size) first, then look at the few distinct styles.
     runs: dict[tuple[str, int, float], list[int]] = {}  # style -> [visible characters, non-digit spans]
-    for span in spans:
-        visible = span["text"].strip()
+    for span_text, font, flags, raw_size in map(_SPAN_FIELDS, spans):
+        visible = span_text.strip()
         if visible:
-            key = (span["font"], span["flags"], span["size"])
-            run = runs.get(key)
+            run = runs.get((font, flags, raw_size))
             if run is None:
-                run = runs[key] = [0, 0]
+                run = runs[(font, flags, raw_size)] = [0, 0]
             run[0] += len(visible)
             if not visible.isdigit():
                 run[1] += 1
@@ -94,31 +114,35 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
         else:
             other_spans += words  # listings number their lines in another font: digits do not count
     size = max(sorted(weights), key=lambda key: weights[key])
-    return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, any_mono and other_spans == 0)
+    lead = "" if bold or len(runs) == 1 else _bold_lead(spans, text)
+    mono = any_mono and other_spans == 0
+    return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, mono, lead, spread)
 
 
 def _block_lines(block: dict[str, Any]) -> list[Line]:
     """A block's lines, with pieces on the same baseline merged into one line."""
-    rows: list[tuple[list[dict[str, Any]], list[float]]] = []
+    rows: list[tuple[list[dict[str, Any]], list[float], list[bool]]] = []
     for raw in block["lines"]:
         x0, y0, x1, y1 = raw["bbox"]
         spans = [span for span in raw["spans"] if span["text"]]
         if not spans:
             continue
         if rows:
-            last_spans, box = rows[-1]
+            last_spans, box, spread = rows[-1]
             height = max(box[3] - box[1], 1.0)
             if abs(y1 - box[3]) < 0.35 * height and x0 >= box[2] - 1.0:
                 gap = x0 - box[2]
                 if gap > 0.15 * spans[0]["size"] and not last_spans[-1]["text"].endswith(" "):
                     last_spans.append({**spans[0], "text": " "})
+                if gap > SPREAD_GAP * spans[0]["size"]:
+                    spread[0] = True
                 last_spans.extend(spans)
                 box[:] = [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
                 continue
-        rows.append((list(spans), [x0, y0, x1, y1]))
+        rows.append((list(spans), [x0, y0, x1, y1], [False]))
     lines = []
-    for spans, box in rows:
-        line = _make_line(spans, (box[0], box[1], box[2], box[3]))
+    for spans, box, spread in rows:
+        line = _make_line(spans, (box[0], box[1], box[2], box[3]), spread[0])
         if line is not None:
             lines.append(line)
     return lines

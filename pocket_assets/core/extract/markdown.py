@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pocket_assets.core.document import PageContent
 from pocket_assets.core.extract.cleanup import is_page_counter, join_lines, margin_signature
-from pocket_assets.core.extract.headings import HeadingScale, numbering_depth
+from pocket_assets.core.extract.headings import MAX_LEVEL, HeadingScale, numbering_depth, run_in_heading
 from pocket_assets.core.extract.layout import Line, Paragraph, split_paragraphs
 from pocket_assets.core.extract.scan import EMPTY_WARNING, PageScan
 from pocket_assets.core.extract.tables import pipe_table
@@ -20,10 +20,18 @@ MONO_CHAR_WIDTH = 0.6  # a monospaced glyph is about 0.6 em wide: turns x offset
 _BULLET_ITEM = re.compile(r"^\s*[•◦▪▫‣⁃●○■□∙·*–—-]\s+(?=\S)")
 _NUMBERED_ITEM = re.compile(r"^\s*(\d{1,2})[.)]\s+(?=\S)")
 _BULLET_ONLY = re.compile(r"^\s*[•◦▪▫‣⁃●○■□∙·*–—-]\s*$")
+# What a Markdown reader takes for structure at the start of a paragraph: a heading, a quote,
+# a bullet, a numbered item, a fence or a rule.
+_MARKDOWN_OPENING = re.compile(r"^(?:#|>|[-*+](?:\s|$)|\d+[.)](?:\s|$)|```|~~~|={3,}\s*$)")
 
 
 def starts_list_item(text: str) -> bool:
     return bool(_BULLET_ITEM.match(text) or _NUMBERED_ITEM.match(text))
+
+
+def escape_paragraph(text: str) -> str:
+    """A backslash before an opening that Markdown would read as structure; the words stay as they are."""
+    return f"\\{text}" if _MARKDOWN_OPENING.match(text) else text
 
 
 def _continues_list(paragraph: Paragraph) -> bool:
@@ -117,11 +125,11 @@ def _attach_lone_bullets(paragraphs: list[Paragraph]) -> list[Paragraph]:
     return merged
 
 
-def _continues_heading(heading: Paragraph, following: Paragraph, scale: HeadingScale) -> bool:
+def _continues_heading(heading: Paragraph, following: Paragraph, scale: HeadingScale, page: int) -> bool:
     last, first = heading.lines[-1], following.first
     close = first.y0 - last.y1 < 0.6 * max(last.y1 - last.y0, 1.0)
     text = join_lines(line.text for line in following.lines)
-    return close and not numbering_depth(text) and scale.level(following, text) > 0
+    return close and not numbering_depth(text) and scale.level(following, text, page) > 0
 
 
 def _code_markdown(paragraphs: list[Paragraph]) -> str:
@@ -173,9 +181,20 @@ def render_page(scan: PageScan, running: frozenset[str], scale: HeadingScale) ->
         while tables and tables[0].bbox[1] <= paragraph.y0:
             writer.add("table", pipe_table(tables[0].cells), table=tables.pop(0).cells)
         text = join_lines(line.text for line in paragraph.lines)
-        level = scale.level(paragraph, text)
+        level = scale.level(paragraph, text, scan.number)
+        run_in = "" if level else run_in_heading(paragraph, scale.body_size)
+        if run_in and text.startswith(run_in):
+            level = min(numbering_depth(run_in), MAX_LEVEL)
+            writer.add("heading", f"{'#' * level} {run_in}", level=level)
+            writer.add("paragraph", escape_paragraph(text[len(run_in) :].lstrip()))
+            index += 1
+            continue
         # A heading broken in two by a font change (a word in typewriter) is still one heading.
-        while level and index + 1 < len(paragraphs) and _continues_heading(paragraph, paragraphs[index + 1], scale):
+        while (
+            level
+            and index + 1 < len(paragraphs)
+            and _continues_heading(paragraph, paragraphs[index + 1], scale, scan.number)
+        ):
             index += 1
             paragraph = Paragraph(paragraph.lines + paragraphs[index].lines)
             text = join_lines(line.text for line in paragraph.lines)
@@ -194,7 +213,7 @@ def render_page(scan: PageScan, running: frozenset[str], scale: HeadingScale) ->
                 items.append(list_item_markdown(join_lines(line.text for line in paragraphs[index].lines)))
             writer.add("list", "\n".join(items))
         else:
-            writer.add("paragraph", text)
+            writer.add("paragraph", escape_paragraph(text))
         index += 1
     for table in tables:
         writer.add("table", pipe_table(table.cells), table=table.cells)

@@ -37,7 +37,7 @@ def _store_path(paths: CorpusPaths) -> Path:
     group_name="evaluation",
     kinds={"parquet"},
     deps=[validated_chunks],
-    description="Vectors of every validated child and table summary (the string the phone embeds), keyed by "
+    description="On demand (not part of build_corpus): vectors of every validated child and table summary (the string the phone embeds), keyed by "
     "chunk_uid and text hash so a re-run embeds only what changed. Needs the [embed] extra.",
 )
 def child_embeddings(
@@ -68,7 +68,7 @@ def child_embeddings(
     group_name="evaluation",
     kinds={"json"},
     deps=[validated_chunks],
-    description="Retrieval quality on the gold questions: hit@1/3/5/10 and MRR for BM25 (and dense and hybrid "
+    description="On demand (not part of build_corpus): retrieval quality on the gold questions: hit@1/3/5/10 and MRR for BM25 (and dense and hybrid "
     "when configured), stamped with the chunker version and policy hash so versions compare in the UI plots.",
 )
 def retrieval_eval(

@@ -9,7 +9,7 @@ from pocket_assets.core.records import pdf_identity_from_dict, to_dict
 from pocket_assets.core.schemas import PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
 from pocket_assets.defs.partitions import OWNERS, pdf_partitions, single_run
 from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
-from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets.defs.resources import CorpusPaths, ExtractionResource
 from pocket_assets.defs.summaries import sum_of
 
 READABLE_PDF = "readable_pdf"
@@ -65,12 +65,12 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
     description="One row per page: canonical Markdown text, blocks with char spans, warnings "
     "(empty or image-only pages), and the page's span and first line in the document text.",
 )
-def pages(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeResult:
+def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource) -> MaterializeResult:
     store = paths.store()
 
     def build(key: str) -> StageOutput:
         identity = pdf_identity_from_dict(store.read("raw_pdf", key)[0])
-        records = extract_pages(paths.raw_path / key)
+        records = extract_pages(paths.raw_path / key, extraction.options())
         text_chars = sum(len(page.text) for page in records)
         warnings = [f"p{page.page}: {warning}" for page in records for warning in page.warnings]
         return StageOutput(

@@ -1,0 +1,186 @@
+"""Exact token counts of slices of a document, read off the one page encoding.
+
+Counting every parent, child and embedded string again with the tokenizer cost
+the chunker three more passes over the corpus. They are not needed: some
+tokenizers never merge across certain character boundaries, so a string's
+encoding is the concatenation of the encodings of the pieces between those
+boundaries. For the vendored Gemma 3 tokenizer (a BPE over the whole text, no
+effective pre-tokenizer, spaces normalized to "▁") the boundaries are:
+
+- before a space that follows anything but a space, "▁" or ">": no vocabulary
+  token holds "▁" after another character except ">▁</", so no merge crosses it;
+- between a newline and another character: newline runs are added tokens, split
+  off before the BPE sees the text, and no vocabulary token mixes newlines with
+  anything else; no added token holds a space either.
+
+`splits_cleanly` checks those facts on the loaded tokenizer (any other tokenizer
+is counted the slow, plain way). Then the count of a slice is the page tokens
+strictly between its first and last boundary plus the exact encoding of the two
+short edge pieces, memoized per document. An embedded string (folded whitespace,
+citation, prompt) is not a slice of the text: it is cut into the same pieces and
+their memoized counts are summed. `slice_counts_test` checks both against full
+re-encoding on generated text and on the sample PDFs.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import json
+import re
+from typing import Sequence
+
+from pocket_assets.core.records import PageRecord
+from pocket_assets.core.tokenizer import TokenCounter
+
+_SPACE_MARK = "\u2581"
+# A piece ends before a space that follows anything but " ", "▁" or ">", and at newline/non-newline transitions.
+PIECE = re.compile(r"\n+|[^\n](?:[^ \n]|(?<=[ \u2581>]) )*")
+# The first such boundary at or after a position (the boundary is before the matched character).
+_BOUNDARY = re.compile(r"(?<=[^ \u2581>\n]) |(?<=\n)[^\n]|(?<=[^\n])\n")
+_EXPECTED_NORMALIZER = {"type": "Replace", "pattern": {"String": " "}, "content": _SPACE_MARK}
+# Splitting on " " after the normalizer turned every space into "▁" never splits anything.
+_EXPECTED_PRE_TOKENIZERS = (
+    None,
+    {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False},
+)
+_ALLOWED_INNER_MARKS = frozenset({_SPACE_MARK, ">"})  # characters "▁" may follow inside a vocabulary token
+
+
+@functools.lru_cache(maxsize=4)
+def splits_cleanly(counter: TokenCounter) -> bool:
+    """Whether `counter`'s encodings split at the piece boundaries above (checked once per tokenizer)."""
+    tokenizer = counter.tokenizer
+    if type(tokenizer.model).__name__ != "BPE":
+        return False
+    normalizer = tokenizer.normalizer
+    pre_tokenizer = tokenizer.pre_tokenizer
+    if normalizer is None or json.loads(normalizer.__getstate__()) != _EXPECTED_NORMALIZER:
+        return False
+    if (json.loads(pre_tokenizer.__getstate__()) if pre_tokenizer else None) not in _EXPECTED_PRE_TOKENIZERS:
+        return False
+    added = [token.content for token in tokenizer.get_added_tokens_decoder().values()]
+    if "\n" not in added or any(" " in token or _mixes_newlines(token) for token in added):
+        return False
+    return not any(
+        _mixes_newlines(token) or _mark_after_other(token) for token in tokenizer.get_vocab(with_added_tokens=False)
+    )
+
+
+def _mixes_newlines(token: str) -> bool:
+    return "\n" in token and token.strip("\n") != ""
+
+
+def _mark_after_other(token: str) -> bool:
+    index = token.find(_SPACE_MARK, 1)
+    while index > 0:
+        if token[index - 1] not in _ALLOWED_INNER_MARKS:
+            return True
+        index = token.find(_SPACE_MARK, index + 1)
+    return False
+
+
+class SliceCounter:
+    """Token counts of one document's slices and derived strings, exact, with few tokenizer calls."""
+
+    def __init__(self, text: str, pages: Sequence[PageRecord], token_starts: list[int], counter: TokenCounter) -> None:
+        self.text = text
+        self.counter = counter
+        self.exact = splits_cleanly(counter)
+        self.token_starts = token_starts  # every page's token starts, in document offsets, sorted
+        self.memo: dict[str, int] = {}
+        self.gap_starts: list[int] = []
+        self.gap_corrections: list[int] = []  # cumulative
+        if self.exact:
+            self._index_page_gaps(pages)
+
+    def count_slices(self, spans: Sequence[tuple[int, int]]) -> list[int]:
+        """Exact counts of `text[start:end]`: edges encoded, the middle read off the page encoding."""
+        text = self.text
+        if not self.exact:
+            return self.counter.count_batch([text[start:end] for start, end in spans])
+        plans: list[tuple[str, int, int, str]] = []
+        for start, end in spans:
+            inner_start = self._first_boundary(start, end)
+            inner_end = self._last_boundary(inner_start, end) if inner_start is not None else None
+            if inner_start is None or inner_end is None:
+                plans.append((text[start:end], 0, 0, ""))
+            else:
+                plans.append((text[start:inner_start], inner_start, inner_end, text[inner_end:end]))
+        self._learn([piece for head, _, _, tail in plans for piece in (head, tail)])
+        memo = self.memo
+        return [memo[head] + self._between(low, high) + memo[tail] for head, low, high, tail in plans]
+
+    def count_texts(self, texts: Sequence[str]) -> list[int]:
+        """Exact counts of arbitrary strings, as sums of their memoized pieces."""
+        if not self.exact:
+            return self.counter.count_batch(texts)
+        pieces = [PIECE.findall(text) for text in texts]
+        self._learn([piece for text_pieces in pieces for piece in text_pieces])
+        lookup = self.memo.__getitem__
+        return [sum(map(lookup, text_pieces)) for text_pieces in pieces]
+
+    def _learn(self, strings: Sequence[str]) -> None:
+        memo = self.memo
+        unknown = sorted({string for string in strings if string not in memo})
+        if unknown:
+            memo.update(zip(unknown, self.counter.count_batch(unknown)))
+        memo.setdefault("", 0)
+
+    def _first_boundary(self, start: int, end: int) -> int | None:
+        """`start` itself when the whole text splits there, else the first boundary inside the slice."""
+        if start == 0 or _is_boundary(self.text, start):
+            return start
+        found = _BOUNDARY.search(self.text, start + 1, end)
+        return found.start() if found else None
+
+    def _last_boundary(self, low: int, end: int) -> int | None:
+        text = self.text
+        for position in range(end, low, -1):
+            if position == len(text) or _is_boundary(text, position):
+                return position
+        return None
+
+    def _between(self, low: int, high: int) -> int:
+        """Tokens of `text[low:high]`, both ends boundaries: page tokens, plus the page gaps' own tokens."""
+        if high <= low:
+            return 0
+        starts = self.token_starts
+        count = bisect.bisect_left(starts, high) - bisect.bisect_left(starts, low)
+        first_gap = bisect.bisect_left(self.gap_starts, low)
+        last_gap = bisect.bisect_left(self.gap_starts, high)
+        if last_gap > first_gap:
+            count += self.gap_corrections[last_gap] - self.gap_corrections[first_gap]
+        return count
+
+    def _index_page_gaps(self, pages: Sequence[PageRecord]) -> None:
+        """Each newline run holding a page separator: its tokens minus those the page encodings gave it.
+
+        The separators are in no page encoding, and they join the newline runs at the page edges into one.
+        """
+        text = self.text
+        runs: dict[int, int] = {}
+        for page in pages[:-1]:
+            run_start = page.char_end
+            while run_start > 0 and text[run_start - 1] == "\n":
+                run_start -= 1
+            run_end = page.char_end
+            while run_end < len(text) and text[run_end] == "\n":
+                run_end += 1
+            if run_end > run_start:
+                runs[run_start] = run_end
+        ordered = sorted(runs.items())
+        self._learn([text[start:end] for start, end in ordered])
+        starts = self.token_starts
+        self.gap_corrections = [0]
+        for start, end in ordered:
+            in_pages = bisect.bisect_left(starts, end) - bisect.bisect_left(starts, start)
+            self.gap_starts.append(start)
+            self.gap_corrections.append(self.gap_corrections[-1] + self.memo[text[start:end]] - in_pages)
+
+
+def _is_boundary(text: str, position: int) -> bool:
+    if position <= 0 or position >= len(text):
+        return True
+    before, char = text[position - 1], text[position]
+    return (char == " " and before not in " \u2581>") or ((before == "\n") != (char == "\n"))
