@@ -30,8 +30,8 @@ from pocket_assets.core.embed_text import citation, text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity
 from pocket_assets.core.sections import SectionIndex, build_section_index
+from pocket_assets.core.slice_counts import SliceCounter, TokenOffsets, page_token_offsets
 from pocket_assets.core.tokenizer import TokenCounter
-from pocket_assets.core.slice_counts import SliceCounter
 from pocket_assets.core.units import Boundary, DocumentLayout, layout_document
 
 PAGE_MODE_SPAN = "span"
@@ -67,10 +67,10 @@ def chunk_document(
     pages = tuple(pages)
     layout = layout_document(pages)
     _check_page_spans(layout.text, pages)
-    token_offsets = _page_token_offsets(pages, counter)
+    token_offsets = page_token_offsets(pages, counter)
     planner = _Planner(layout, token_offsets, policy.min_chars)
     locator = _Locator(layout, pages)
-    slices = SliceCounter(layout.text, pages, token_offsets.starts, counter)
+    slices = SliceCounter(layout.text, pages, token_offsets, counter)
 
     def parent_excess(spans: list[Span]) -> tuple[list[int], list[int]]:
         counts = slices.count_slices(spans)
@@ -120,28 +120,10 @@ def table_header_for(chunk: ChunkRecord, pages: Sequence[PageRecord]) -> str:
 # --- planning -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _TokenOffsets:
-    starts: list[int]
-    ends: list[int]
-
-
-def _page_token_offsets(pages: Sequence[PageRecord], counter: TokenCounter) -> _TokenOffsets:
-    """The one tokenizer pass over the document, page by page, in document offsets."""
-    starts: list[int] = []
-    ends: list[int] = []
-    filled = [page for page in pages if page.text]
-    for page, encoding in zip(filled, counter.encode_batch([page.text for page in filled])):
-        base = page.char_start
-        starts.extend(base + start for start, _ in encoding.offsets)
-        ends.extend(base + end for _, end in encoding.offsets)
-    return _TokenOffsets(starts, ends)
-
-
 class _Planner:
     """Greedy windows over one span: as many tokens as the budget allows, cut at the best break."""
 
-    def __init__(self, layout: DocumentLayout, tokens: _TokenOffsets, min_chars: int) -> None:
+    def __init__(self, layout: DocumentLayout, tokens: TokenOffsets, min_chars: int) -> None:
         self.text = layout.text
         self.layout = layout
         self.starts = tokens.starts

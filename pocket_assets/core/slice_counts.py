@@ -26,8 +26,11 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import json
+import operator
 import re
+from dataclasses import dataclass
 from typing import Sequence
 
 from pocket_assets.core.records import PageRecord
@@ -44,7 +47,9 @@ _EXPECTED_PRE_TOKENIZERS = (
     None,
     {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False},
 )
-_ALLOWED_INNER_MARKS = frozenset({_SPACE_MARK, ">"})  # characters "▁" may follow inside a vocabulary token
+# Over tokens joined by NUL: a newline next to another character, and "▁" after a character other than "▁" or ">".
+_MIXED_NEWLINES = re.compile(r"[^\x00\n]\n|\n[^\x00\n]")
+_MARK_AFTER_OTHER = re.compile(r"[^\x00\u2581>]\u2581")
 
 
 @functools.lru_cache(maxsize=4)
@@ -60,38 +65,47 @@ def splits_cleanly(counter: TokenCounter) -> bool:
     if (json.loads(pre_tokenizer.__getstate__()) if pre_tokenizer else None) not in _EXPECTED_PRE_TOKENIZERS:
         return False
     added = [token.content for token in tokenizer.get_added_tokens_decoder().values()]
-    if "\n" not in added or any(" " in token or _mixes_newlines(token) for token in added):
+    if "\n" not in added or any(" " in token or _MIXED_NEWLINES.search(token) for token in added):
         return False
-    return not any(
-        _mixes_newlines(token) or _mark_after_other(token) for token in tokenizer.get_vocab(with_added_tokens=False)
-    )
+    tokens = tokenizer.get_vocab(with_added_tokens=False)
+    vocabulary = "\x00".join(tokens)
+    if vocabulary.count("\x00") != len(tokens) - 1:
+        return False
+    return not (_MIXED_NEWLINES.search(vocabulary) or _MARK_AFTER_OTHER.search(vocabulary))
 
 
-def _mixes_newlines(token: str) -> bool:
-    return "\n" in token and token.strip("\n") != ""
+@dataclass(frozen=True)
+class TokenOffsets:
+    starts: list[int]
+    ends: list[int]
 
 
-def _mark_after_other(token: str) -> bool:
-    index = token.find(_SPACE_MARK, 1)
-    while index > 0:
-        if token[index - 1] not in _ALLOWED_INNER_MARKS:
-            return True
-        index = token.find(_SPACE_MARK, index + 1)
-    return False
+def page_token_offsets(pages: Sequence[PageRecord], counter: TokenCounter) -> TokenOffsets:
+    """The one tokenizer pass over the document, page by page, in document offsets."""
+    starts: list[int] = []
+    ends: list[int] = []
+    filled = [page for page in pages if page.text]
+    for page, encoding in zip(filled, counter.encode_batch([page.text for page in filled])):
+        if encoding.offsets:
+            page_starts, page_ends = zip(*encoding.offsets)
+            starts.extend(map(page.char_start.__add__, page_starts))
+            ends.extend(map(page.char_start.__add__, page_ends))
+    return TokenOffsets(starts, ends)
 
 
 class SliceCounter:
     """Token counts of one document's slices and derived strings, exact, with few tokenizer calls."""
 
-    def __init__(self, text: str, pages: Sequence[PageRecord], token_starts: list[int], counter: TokenCounter) -> None:
+    def __init__(self, text: str, pages: Sequence[PageRecord], tokens: TokenOffsets, counter: TokenCounter) -> None:
         self.text = text
         self.counter = counter
         self.exact = splits_cleanly(counter)
-        self.token_starts = token_starts  # every page's token starts, in document offsets, sorted
+        self.token_starts = tokens.starts  # every page's token starts, in document offsets, sorted
         self.memo: dict[str, int] = {}
         self.gap_starts: list[int] = []
         self.gap_corrections: list[int] = []  # cumulative
         if self.exact:
+            self._learn_page_pieces(pages)
             self._index_page_gaps(pages)
 
     def count_slices(self, spans: Sequence[tuple[int, int]]) -> list[int]:
@@ -152,6 +166,17 @@ class SliceCounter:
         if last_gap > first_gap:
             count += self.gap_corrections[last_gap] - self.gap_corrections[first_gap]
         return count
+
+    def _learn_page_pieces(self, pages: Sequence[PageRecord]) -> None:
+        """The pages' own pieces with their counts from the page encoding: most embedded pieces are among them."""
+        starts = self.token_starts
+        memo = self.memo
+        for page in pages:
+            if not page.text:
+                continue
+            pieces = PIECE.findall(page.text)
+            edges = [bisect.bisect_left(starts, offset) for offset in itertools.accumulate(map(len, pieces), initial=page.char_start)]
+            memo.update(zip(pieces, map(operator.sub, edges[1:], edges)))
 
     def _index_page_gaps(self, pages: Sequence[PageRecord]) -> None:
         """Each newline run holding a page separator: its tokens minus those the page encodings gave it.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from pocket_assets.core.document import canonical_text
 from pocket_assets.core.embed_text import text_to_embed
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.slice_counts import SliceCounter, page_token_offsets, splits_cleanly
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint, identity_for, markdown_table
 
@@ -198,6 +200,8 @@ def test_sample_pdfs_keep_every_rule_with_the_default_policy(key, counter):
     assert all(covered[index] or char.isspace() for index, char in enumerate(text))
     embedded = counter.count_batch([text_to_embed(r.text, r.source, r.page) for r in result.children])
     assert max(embedded) <= policy.max_tokens
+    every = result.parents + result.children
+    assert [record.tokens for record in every] == counter.count_batch([record.text for record in every])
     assert max(record.tokens for record in result.parents) <= policy.parent_tokens
     every_id = [record.id for record in result.parents + result.children]
     assert len(set(every_id)) == len(every_id)
@@ -236,3 +240,18 @@ def test_deterministic_across_processes(counter):
         env={"PYTHONHASHSEED": "7"},
     )
     assert output.stdout.strip() == expected
+
+
+@pytest.mark.parametrize("key", SAMPLES)
+def test_slice_counts_equal_a_full_re_encoding_on_the_sample_pdfs(key, counter):
+    """Counts read off the page encoding, edges re-encoded, must be the tokenizer's own, for any slice."""
+    assert splits_cleanly(counter)  # else the chunker falls back to plain counting and this proves nothing
+    pages = extract_pages(RAW / key)
+    text = canonical_text(pages)
+    slices = SliceCounter(text, pages, page_token_offsets(pages, counter), counter)
+    generator = random.Random(key)
+    spans = [sorted(generator.sample(range(len(text) + 1), 2)) for _ in range(1500)]
+    spans += [(start, min(len(text), start + generator.randint(1, 40))) for start, _ in spans[:500]]
+    assert slices.count_slices(spans) == counter.count_batch([text[start:end] for start, end in spans])
+    embedded = [text_to_embed(text[start:end], "sample > </ x.pdf", 12, "title: {title} | text: ") for start, end in spans]
+    assert slices.count_texts(embedded) == counter.count_batch(embedded)

@@ -8,9 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pocket_assets.core.chunker import chunk_document
-from pocket_assets.core.document import canonical_text
+from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.embed_text import text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.slice_counts import SliceCounter, page_token_offsets
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
 
@@ -56,6 +57,8 @@ def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
 
     # No child over the cap (on the string the phone embeds), no parent over its target.
     assert all(child.tokens <= policy.child_tokens for child in children)
+    every = result.parents + children
+    assert [record.tokens for record in every] == counter.count_batch([record.text for record in every])
     embedded = counter.count_batch([text_to_embed(c.text, c.source, c.page, policy.document_prompt) for c in children])
     assert all(count <= policy.max_tokens for count in embedded)
     assert all(parent.tokens <= policy.parent_tokens for parent in result.parents)
@@ -89,3 +92,24 @@ def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
             if partial:
                 whole = counter.count(text[start:end]) + counter.count(" " + "[Source: sample.pdf, Page 9]")
                 assert whole > policy.child_tokens - 4 or whole > policy.max_tokens - 8, text[start:end]
+
+
+# Characters at the edges of the tokenizer's merge rules: spaces after ">" or "▁", newline runs, tabs, added tokens.
+TRICKY = st.lists(
+    st.sampled_from(("a", "é", " ", "  ", "\n", "\n\n", "\t", ">", "</", "\u2581", "<table>", "x.", "1.5", "|", "\u00a0", "--")),
+    max_size=40,
+).map("".join)
+
+
+@SETTINGS
+@given(st.lists(TRICKY, min_size=1, max_size=4), st.data())
+def test_slice_counts_equal_a_full_re_encoding(page_texts, data):
+    counter = load_tokenizer()
+    pages = assemble_pages(PageContent(number, text, (), ()) for number, text in enumerate(page_texts, start=1))
+    text = canonical_text(pages)
+    slices = SliceCounter(text, pages, page_token_offsets(pages, counter), counter)
+    position = st.integers(0, len(text))
+    spans = [tuple(sorted(pair)) for pair in data.draw(st.lists(st.tuples(position, position), min_size=1, max_size=20))]
+    assert slices.count_slices(spans) == counter.count_batch([text[start:end] for start, end in spans])
+    strings = [text_to_embed(text[start:end], "a > </b.pdf", 3, "title: {title} | text: ") for start, end in spans]
+    assert slices.count_texts(strings + [text]) == counter.count_batch(strings + [text])

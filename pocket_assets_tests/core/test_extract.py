@@ -8,8 +8,12 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from pocket_assets.core.document import assemble_pages, canonical_text, PageContent
-from pocket_assets.core.extract import ExtractionOptions, OcrUnavailableError, extract_pages
+from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
+from pocket_assets.core.extract import (
+    ExtractionOptions,
+    OcrUnavailableError,
+    extract_pages,
+)
 from pocket_assets.core.records import BLOCK_KINDS
 
 BODY = "The arbiter records the result on the score sheet and signs it at the end of the game."
@@ -184,7 +188,7 @@ def test_words_in_spans_of_slightly_different_sizes_make_one_body_line(tmp_path:
     document = pymupdf.open()
     page = document.new_page()
     x = 72.0
-    for index, word in enumerate("the arbiter signs the score sheet at the end".split()):
+    for index, word in enumerate(["the", "arbiter", "signs", "the", "score", "sheet", "at", "the", "end"]):
         size = (10.96, 11.0, 11.04)[index % 3]
         page.insert_text((x, 100), word, fontsize=size, fontname="helv")
         x += pymupdf.get_text_length(word + " ", fontname="helv", fontsize=size)

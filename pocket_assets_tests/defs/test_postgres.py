@@ -117,9 +117,12 @@ def test_build_and_backfill_on_postgres(
     keys = discover_pdfs(raw_dir)
     assert keys == ["fr/f-array.pdf", "fr/faq.pdf", "intl/R-data.pdf"]
 
-    assert run_build(pdfs=[], select=[], raw_dir=str(raw_dir), output_dir=str(out)) == 0
     subset = ["fr/faq.pdf", "intl/R-data.pdf"]
-    assert run_build(pdfs=subset, select=[], raw_dir=str(raw_dir), output_dir=str(out)) == 0
+    # Entering an instance binds Dagster's process-wide definitions-state storage, which instances of
+    # earlier tests' fixtures left bound to their deleted SQLite files; bind it to this Postgres instance.
+    with DagsterInstance.get():
+        assert run_build(pdfs=[], select=[], raw_dir=str(raw_dir), output_dir=str(out)) == 0
+        assert run_build(pdfs=subset, select=[], raw_dir=str(raw_dir), output_dir=str(out)) == 0
 
     with DagsterInstance.get() as instance:
         assert isinstance(instance.run_coordinator, QueuedRunCoordinator)

@@ -24,10 +24,11 @@ def _evaluate(instance: DagsterInstance, paths: CorpusPaths) -> list[RunRequest]
     return corpus_refresh(build_schedule_context(instance=instance, resources={"paths": paths}))
 
 
-def _job(paths: CorpusPaths) -> JobDefinition:
-    """Resolved once per test: Definitions resolved after a schedule evaluation can trip on Dagster's
-    process-wide definitions-state storage bound to an instance the evaluation disposed."""
-    return build_definitions(paths).resolve_job_def(build_corpus_job.name)
+def _job(instance: DagsterInstance, paths: CorpusPaths) -> JobDefinition:
+    """Resolved while an instance is entered: that binds Dagster's process-wide definitions-state storage,
+    which instances of earlier tests (and schedule evaluations) leave bound to disposed instances."""
+    with DagsterInstance.from_ref(instance.get_ref()):
+        return build_definitions(paths).resolve_job_def(build_corpus_job.name)
 
 
 def _launch(instance: DagsterInstance, job: JobDefinition, request: RunRequest) -> bool:
@@ -51,7 +52,7 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
     small_corpus(raw)
     text_pdf(raw / "fr" / "annexe.pdf", [ARTICLE_FR * 3])
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
-    job = _job(paths)
+    job = _job(instance, paths)
     every_pdf = ["fr/annexe.pdf", "fr/reglement.pdf", "intl/rules.pdf"]
 
     first = _evaluate(instance, paths)
@@ -85,7 +86,7 @@ def test_a_broken_pdf_is_tried_once_and_a_removed_pdf_leaves_the_export(
     raw = tmp_path / "raw"
     small_corpus(raw)
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
-    job = _job(paths)
+    job = _job(instance, paths)
     (first,) = _evaluate(instance, paths)
     assert _launch(instance, job, first)
 

@@ -9,14 +9,19 @@ so memory follows the text of the document, not its page objects.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import running_signatures
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus
-from pocket_assets.core.extract.markdown import RenderedPage, margin_signatures, page_paragraphs, render_page
+from pocket_assets.core.extract.markdown import (
+    RenderedPage,
+    margin_signatures,
+    page_paragraphs,
+    render_page,
+)
 from pocket_assets.core.extract.ocr import OcrUnavailableError, tessdata_folder
 from pocket_assets.core.extract.scan import PageScan, scan_page
 from pocket_assets.core.pdf import iter_pdf_pages

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 # Ligatures MuPDF may leave in place when a font maps them to one code point.
 LIGATURES = {

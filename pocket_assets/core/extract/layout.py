@@ -9,10 +9,11 @@ a band a left column is read before a right one.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any, Iterable
+from typing import Any
 
 import pymupdf
 
@@ -72,9 +73,7 @@ def _bold_lead(spans: list[dict[str, Any]], text: str) -> str:
     """The bold words a line opens with when regular text follows them on the same line."""
     lead: list[str] = []
     for span in spans:
-        if not span["text"].strip():
-            lead.append(span["text"])
-        elif _font_style(span["font"], span["flags"])[0]:
+        if not span["text"].strip() or _font_style(span["font"], span["flags"])[0]:
             lead.append(span["text"])
         elif not "".join(lead).strip():
             return ""

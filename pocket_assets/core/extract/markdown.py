@@ -6,8 +6,17 @@ import re
 from dataclasses import dataclass
 
 from pocket_assets.core.document import PageContent
-from pocket_assets.core.extract.cleanup import is_page_counter, join_lines, margin_signature
-from pocket_assets.core.extract.headings import MAX_LEVEL, HeadingScale, numbering_depth, run_in_heading
+from pocket_assets.core.extract.cleanup import (
+    is_page_counter,
+    join_lines,
+    margin_signature,
+)
+from pocket_assets.core.extract.headings import (
+    MAX_LEVEL,
+    HeadingScale,
+    numbering_depth,
+    run_in_heading,
+)
 from pocket_assets.core.extract.layout import Line, Paragraph, split_paragraphs
 from pocket_assets.core.extract.scan import EMPTY_WARNING, PageScan
 from pocket_assets.core.extract.tables import pipe_table

@@ -14,7 +14,11 @@ import pymupdf
 
 from pocket_assets.core.extract.layout import Line, read_lines
 from pocket_assets.core.extract.ocr import ocr_textpage
-from pocket_assets.core.extract.tables import FoundTable, find_page_tables, may_hold_table
+from pocket_assets.core.extract.tables import (
+    FoundTable,
+    find_page_tables,
+    may_hold_table,
+)
 
 IMAGE_ONLY_WARNING = "image-only page: no text layer (scanned?)"
 EMPTY_WARNING = "empty page"

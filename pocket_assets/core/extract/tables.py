@@ -82,10 +82,14 @@ def _cell_text(value: str | None) -> str:
     return collapse_spaces(clean_text(value or "").replace("\n", " "))
 
 
-def find_page_tables(page: pymupdf.Page) -> list[FoundTable]:
-    """Tables of at least 2 rows and 2 columns with some text, in top-to-bottom order."""
+def find_page_tables(page: pymupdf.Page, use_layout: bool = False) -> list[FoundTable]:
+    """Tables of at least 2 rows and 2 columns with some text, in top-to-bottom order.
+
+    Extraction finds ruled tables only (`use_layout=False`); the layout model also finds
+    unruled ones but costs ~200x plain text extraction per page.
+    """
     found = []
-    for table in page.find_tables(use_layout=False).tables:
+    for table in page.find_tables(use_layout=use_layout).tables:
         rows = [tuple(_cell_text(cell) for cell in row) for row in table.extract()]
         rows = [row for row in rows if any(row)]
         if len(rows) < 2 or max(len(row) for row in rows) < 2:
