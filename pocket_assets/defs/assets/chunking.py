@@ -7,7 +7,7 @@ chunker bump or a policy change marks every PDF stale in the UI.
 import functools
 from typing import Any
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
 from pocket_assets.core.chunker import ChunkedDocument, chunk_document
 from pocket_assets.core.policy import ChunkPolicy
@@ -27,20 +27,15 @@ from pocket_assets.core.summary_cache import SummaryCache
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets.defs.assets.ingest import pages
 from pocket_assets.defs.chunk_metadata import chunk_metadata
-from pocket_assets.defs.partitions import OWNERS, pdf_partitions, single_run
+from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset
 from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
 from pocket_assets.defs.resources import (
     ChunkPolicyResource,
     CorpusPaths,
     SummarizerResource,
     TokenizerResource,
-    environment_policy,
 )
 from pocket_assets.defs.summaries import sum_of
-
-CODE_VERSION = environment_policy().code_version
-# Shown on the asset in the UI: which chunker and policy the code location runs.
-VERSION_TAGS = {"chunker_version": environment_policy().chunker_version, "policy_hash": environment_policy().policy_hash}
 
 
 def _load_document(store: PartitionStore, key: str) -> tuple[PdfIdentity, tuple[PageRecord, ...]]:
@@ -75,17 +70,12 @@ def _chunk_output(chunks: tuple[ChunkRecord, ...], sha256: str, **extra_metadata
     )
 
 
-@asset(
-    owners=OWNERS,
-    partitions_def=pdf_partitions,
-    backfill_policy=single_run,
+@pdf_asset(
     group_name="chunking",
-    kinds={"parquet"},
     deps=[pages],
-    code_version=CODE_VERSION,
-    tags=VERSION_TAGS,
     description="~1024-token parent chunks (15% overlap) for LLM context, cut at headings, paragraphs, "
     "list items and sentences, never inside a table; every DESIGN.md chunk field filled.",
+    versioned=True,
 )
 def parents(
     context: AssetExecutionContext, paths: CorpusPaths, tokenizer: TokenizerResource, chunk_policy: ChunkPolicyResource
@@ -100,17 +90,12 @@ def parents(
     return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
 
 
-@asset(
-    owners=OWNERS,
-    partitions_def=pdf_partitions,
-    backfill_policy=single_run,
+@pdf_asset(
     group_name="chunking",
-    kinds={"parquet"},
     deps=[parents],
-    code_version=CODE_VERSION,
-    tags=VERSION_TAGS,
     description="~450-token child chunks (15% overlap) inside their parent, for embedding and search; "
     "the string the phone embeds (text + citation + prompt) never exceeds the cap.",
+    versioned=True,
 )
 def children(
     context: AssetExecutionContext, paths: CorpusPaths, tokenizer: TokenizerResource, chunk_policy: ChunkPolicyResource
@@ -128,17 +113,12 @@ def children(
     return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
 
 
-@asset(
-    owners=OWNERS,
-    partitions_def=pdf_partitions,
-    backfill_policy=single_run,
+@pdf_asset(
     group_name="chunking",
-    kinds={"parquet"},
     deps=[children],
-    code_version=CODE_VERSION,
-    tags=VERSION_TAGS,
     description="A ~50-token summary per table (chunk_type table_summary), typed schedule/scoring/other, "
     "linked to the parent holding the table; extractive offline by default, an LLM endpoint on demand.",
+    versioned=True,
 )
 def table_summaries(
     context: AssetExecutionContext,

@@ -1,13 +1,13 @@
 """Ingest: each PDF's identity, then its pages as canonical text."""
 
 
-from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue
 
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.records import pdf_identity_from_dict, to_dict
 from pocket_assets.core.schemas import PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
-from pocket_assets.defs.partitions import OWNERS, pdf_partitions, single_run
+from pocket_assets.defs.partitions import pdf_asset
 from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
 from pocket_assets.defs.resources import CorpusPaths, ExtractionResource
 from pocket_assets.defs.summaries import sum_of
@@ -15,12 +15,9 @@ from pocket_assets.defs.summaries import sum_of
 READABLE_PDF = "readable_pdf"
 
 
-@asset(
-    owners=OWNERS,
-    partitions_def=pdf_partitions,
-    backfill_policy=single_run,
+@pdf_asset(
     group_name="ingest",
-    kinds={"pdf", "parquet"},
+    kinds=("pdf", "parquet"),
     check_specs=[
         AssetCheckSpec(
             READABLE_PDF,
@@ -55,12 +52,9 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
     )
 
 
-@asset(
-    owners=OWNERS,
-    partitions_def=pdf_partitions,
-    backfill_policy=single_run,
+@pdf_asset(
     group_name="ingest",
-    kinds={"pdf", "parquet"},
+    kinds=("pdf", "parquet"),
     deps=[raw_pdf],
     description="One row per page: canonical Markdown text, blocks with char spans, warnings "
     "(empty or image-only pages), and the page's span and first line in the document text.",

@@ -6,15 +6,15 @@ good `validated_chunks` file; the checks name the expectation, the count and the
 first offending ids with their pages; the other PDFs go on.
 """
 
-from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue
 
 from pocket_assets.core.records import chunk_from_dict, page_from_dict, to_dict
 from pocket_assets.core.schemas import CHUNK_SCHEMA
 from pocket_assets.core.validation import PARTITION_GATES, GateReport, validate_partition
 from pocket_assets.core.validation_report import write_report_html
-from pocket_assets.defs.assets.chunking import CODE_VERSION, VERSION_TAGS, table_summaries
+from pocket_assets.defs.assets.chunking import table_summaries
 from pocket_assets.defs.chunk_metadata import chunk_metadata
-from pocket_assets.defs.partitions import OWNERS, pdf_partitions, single_run
+from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset
 from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
 from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, GatesResource, TokenizerResource
 from pocket_assets.defs.summaries import sum_of
@@ -26,15 +26,10 @@ class GateFailed(Exception):
     """A PDF whose chunks failed a gate: recorded as failed, its last good output kept."""
 
 
-@asset(
-    owners=OWNERS,
-    partitions_def=pdf_partitions,
-    backfill_policy=single_run,
+@pdf_asset(
     group_name="quality",
-    kinds={"parquet", "great_expectations"},
+    kinds=("parquet", "great_expectations"),
     deps=[table_summaries],
-    code_version=CODE_VERSION,
-    tags=VERSION_TAGS,
     check_specs=[
         AssetCheckSpec(gate, asset="validated_chunks", blocking=True, description=description)
         for gate, description in (
@@ -46,6 +41,7 @@ class GateFailed(Exception):
     ],
     description="Parents, children and table summaries of a PDF that passed every gate; only these are exported. "
     "A PDF failing a gate keeps its previous good file and blocks the export.",
+    versioned=True,
 )
 def validated_chunks(
     context: AssetExecutionContext,
