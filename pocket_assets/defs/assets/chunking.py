@@ -4,7 +4,6 @@ The assets' code version is the chunker version plus the policy hash, so a
 chunker bump or a policy change marks every PDF stale in the UI.
 """
 
-import functools
 from typing import Any
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
@@ -21,7 +20,7 @@ from pocket_assets.core.records import (
     to_dict,
 )
 from pocket_assets.core.schemas import CHUNK_SCHEMA
-from pocket_assets.core.storage import STATUS_OK, PartitionStore
+from pocket_assets.core.storage import PartitionStore
 from pocket_assets.core.summaries import summarize_tables
 from pocket_assets.core.summary_cache import SummaryCache
 from pocket_assets.core.tokenizer import load_tokenizer
@@ -43,21 +42,21 @@ def _load_document(store: PartitionStore, key: str) -> tuple[PdfIdentity, tuple[
     return identity, tuple(page_from_dict(row) for row in store.read("pages", key))
 
 
-@functools.lru_cache(maxsize=8)
-def _chunk_once(store: PartitionStore, key: str, pages_run_id: str, policy: ChunkPolicy, tokenizer: str) -> ChunkedDocument:
-    """Parents and children come from one chunking pass; `parents` and `children` share it within a run.
+# Children made alongside parents in this process, waiting for the `children` step of the same
+# run: parents and children come from one chunking pass. Each entry is taken once; a `children`
+# step in another process (or after a parents-only run) chunks again and checks the parents match.
+_CHILDREN_HANDOFF: dict[tuple, tuple[ChunkRecord, ...]] = {}
 
-    Keyed by the run that wrote the pages, so a rebuilt PDF is chunked afresh.
-    """
+
+def _chunk(store: PartitionStore, key: str, policy: ChunkPolicy, tokenizer: str) -> ChunkedDocument:
     identity, page_records = _load_document(store, key)
     return chunk_document(identity, page_records, policy, load_tokenizer(tokenizer))
 
 
-def _chunked(store: PartitionStore, key: str, policy: ChunkPolicy, tokenizer: str) -> ChunkedDocument:
+def _handoff_key(store: PartitionStore, key: str, policy: ChunkPolicy, tokenizer: str) -> tuple:
+    """Keyed by the run that wrote the pages, so a rebuilt PDF is never served stale children."""
     pages_manifest = store.manifest("pages", key)
-    if pages_manifest is None or pages_manifest.status != STATUS_OK:
-        store.read("pages", key)  # raises UpstreamNotReady with the reason
-    return _chunk_once(store, key, pages_manifest.run_id or "", policy, tokenizer)
+    return (str(store.root), key, pages_manifest.run_id if pages_manifest else "", policy, tokenizer)
 
 
 def _chunk_output(chunks: tuple[ChunkRecord, ...], sha256: str, **extra_metadata: Any) -> StageOutput:
@@ -84,7 +83,8 @@ def parents(
     policy = chunk_policy.policy(tokenizer.name)
 
     def build(key: str) -> StageOutput:
-        chunked = _chunked(store, key, policy, tokenizer.name)
+        chunked = _chunk(store, key, policy, tokenizer.name)
+        _CHILDREN_HANDOFF[_handoff_key(store, key, policy, tokenizer.name)] = chunked.children
         return _chunk_output(chunked.parents, store.manifest("pages", key).source_sha256)
 
     return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
@@ -105,10 +105,13 @@ def children(
 
     def build(key: str) -> StageOutput:
         stored_parents = tuple(chunk_from_dict(row) for row in store.read("parents", key))
-        chunked = _chunked(store, key, policy, tokenizer.name)
-        if chunked.parents != stored_parents:
-            raise RuntimeError(f"{key}: stored parents come from another chunking; materialize parents first")
-        return _chunk_output(chunked.children, store.manifest("pages", key).source_sha256)
+        made = _CHILDREN_HANDOFF.pop(_handoff_key(store, key, policy, tokenizer.name), None)
+        if made is None:
+            chunked = _chunk(store, key, policy, tokenizer.name)
+            if chunked.parents != stored_parents:
+                raise RuntimeError(f"{key}: stored parents come from another chunking; materialize parents first")
+            made = chunked.children
+        return _chunk_output(made, store.manifest("pages", key).source_sha256)
 
     return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
 

@@ -20,6 +20,7 @@ STAGES = ("raw_pdf", "pages", "parents", "children", "table_summaries", "validat
     owners=OWNERS,
     group_name="export",
     kinds={"json"},
+    pool="corpus_export",
     deps=[validated_chunks],
     check_specs=[AssetCheckSpec("corpus_ids_unique", asset="android_export", description="Chunk ids unique across the whole corpus.")],
     description="Per corpus (fr, intl): chunks_{corpus}.txt for the Google AI Edge RAG SDK, "
