@@ -142,6 +142,7 @@ class _Planner:
         start = _skip_space(text, segment_start, segment_end)
         segment_end = _trim_end(text, start, segment_end)
         windows: list[Span] = []
+        previous_cut = start
         while start < segment_end:
             window_budget = self._budget_at(start, budget)
             first = bisect.bisect_right(self.ends, start)
@@ -155,12 +156,23 @@ class _Planner:
             tail = max(self.starts[first + window_budget // 2], start + 1)
             cut, strength = self._cut(start, limit, tail, segment_end, budget, first + window_budget)
             end = _trim_end(text, start, cut)
+            if windows and end <= windows[-1][1]:
+                # The overlap could not reach past the previous window's end (an atomic unit too big
+                # to share a window follows): start where the previous window was cut, without overlap,
+                # rather than creeping forward one word at a time.
+                start = _skip_space(text, previous_cut, segment_end)
+                continue
             windows.append((start, end))
-            next_start = cut
+            previous_cut = next_start = cut
             if overlap and strength < Boundary.HEADING:
                 next_start = self._overlap_start(start, end, first, overlap, budget) or cut
             start = _skip_space(text, next_start, segment_end)
         return windows
+
+    def _separators_between(self, low_token: int, end_token: int) -> int:
+        """Gaps in the token offsets between these tokens: text outside every page encoding."""
+        ends, starts = self.ends, self.starts
+        return sum(1 for token in range(low_token, end_token - 1) if ends[token] < starts[token + 1])
 
     def _budget_at(self, position: int, budget: int) -> int:
         """A piece of an oversized table that starts past the header leaves room for the header."""
@@ -209,8 +221,10 @@ class _Planner:
                 best_key = key
         if best_key is not None:
             return best_key[3], best_key[2]
-        first_in_tail = bisect.bisect_left(self.starts, tail)
-        for token in range(limit_token, first_in_tail - 1, -1):
+        # A word boundary, in the tail first, then anywhere in the window: a short window beats a
+        # token cut inside a table (code, equation) that fits a window alone, e.g. after its heading.
+        first = bisect.bisect_right(self.ends, start)
+        for token in range(limit_token, first, -1):
             position = self.starts[token]
             if start < position <= limit and self.text[position].isspace():
                 if not self._splits_fitting_atomic(position, budget):
@@ -226,6 +240,12 @@ class _Planner:
         """
         end_token = bisect.bisect_left(self.starts, end)
         low_token = max(end_token - overlap + 1, first + 1)
+        # Page separators are in no page's encoding, so offsets miss a token for each one crossed.
+        while low_token < end_token:
+            shifted = max(end_token - overlap + 1 + self._separators_between(low_token, end_token), first + 1)
+            if shifted <= low_token:
+                break
+            low_token = shifted
         if low_token >= end_token:
             return None
         low = max(self.starts[low_token], start + 1)

@@ -18,7 +18,7 @@ is counted the slow, plain way). Then the count of a slice is the page tokens
 strictly between its first and last boundary plus the exact encoding of the two
 short edge pieces, memoized per document. An embedded string (folded whitespace,
 citation, prompt) is not a slice of the text: it is cut into the same pieces and
-their memoized counts are summed. `slice_counts_test` checks both against full
+their memoized counts are summed. The chunker tests check both against full
 re-encoding on generated text and on the sample PDFs.
 """
 

@@ -255,3 +255,15 @@ def test_slice_counts_equal_a_full_re_encoding_on_the_sample_pdfs(key, counter):
     assert slices.count_slices(spans) == counter.count_batch([text[start:end] for start, end in spans])
     embedded = [text_to_embed(text[start:end], "sample > </ x.pdf", 12, "title: {title} | text: ") for start, end in spans]
     assert slices.count_texts(embedded) == counter.count_batch(embedded)
+
+
+def test_overlap_never_creeps_toward_an_atomic_block_too_big_to_share_a_window(counter):
+    """A paragraph then a code block that fits a child only alone: the child after the paragraph
+    starts at the code block, instead of overlap windows each one word shorter (seen on frenchb.pdf)."""
+    code = "```\n" + "\n".join(f"x{line} <- f({line})" for line in range(6)) + "\n```"
+    pages = build_pages([[("paragraph", " ".join([SENTENCE] * 2), 0), ("code", code, 0), ("paragraph", SENTENCE, 0)]])
+    result = chunk(pages, counter=counter)
+    ends = [record.char_end for record in result.children]
+    assert len(ends) == len(set(ends)), "no child ends where the previous one did"
+    assert all(len(record.text) >= SMALL.min_chars for record in result.children)
+    assert any(record.text == code for record in result.children)

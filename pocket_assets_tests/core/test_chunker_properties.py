@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pocket_assets.core.chunker import chunk_document
@@ -29,11 +29,33 @@ equation = words.map(lambda text: ("equation", f"$$ {text} $$", 0))
 block = st.one_of(paragraph, paragraph, heading, list_block, table, code, equation)
 documents = st.lists(st.lists(block, max_size=6), min_size=1, max_size=4).map(build_pages)
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Derandomized: CI runs the same examples every time (a failure found once is kept as an explicit case).
+SETTINGS = settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @SETTINGS
 @given(documents, st.sampled_from(("span", "pdf-page-v1")))
+# Found by hypothesis: a heading then a table that fits a child only alone (the table must stay whole).
+@example(
+    build_pages([[("heading", "# arbitre arbitre arbitre arbitre arbitre arbitre arbitre", 1), ("table", markdown_table(2, 2), 0)]]),
+    "span",
+)
+# Found by hypothesis: overlap across a page break (the separator is in no page's encoding).
+@example(
+    build_pages(
+        [
+            [
+                ("paragraph", "Arbitre arbitre. " + "Arbitre " * 9 + "arbitre.", 0),
+                ("heading", "# arbitre arbitre arbitre joueur", 1),
+                ("heading", "# arbitre arbitre joueur", 1),
+            ],
+            [("list", "- arbitre\n- arbitre arbitre arbitre arbitre arbitre arbitre 1.5", 0)],
+        ]
+    ),
+    "span",
+)
 def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
     counter = load_tokenizer()
     policy = dataclasses.replace(POLICY, page_mode=page_mode)
