@@ -67,7 +67,9 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     summarizer = ExtractiveSummarizer(counter, target_tokens=policy.summary_tokens)
 
     def save(asset: str, key: str, rows: list, schema, sha: str) -> None:
-        store.write(asset, key, rows, schema, PartitionManifest(asset, key, STATUS_OK, rows=len(rows), source_sha256=sha))
+        store.write(
+            asset, key, rows, schema, PartitionManifest(asset, key, STATUS_OK, rows=len(rows), source_sha256=sha)
+        )
         lap("store_writes")
 
     validated, reports, page_total = [], [], 0
@@ -97,8 +99,13 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     lap("validation_report")
     assert validate_corpus_ids(gates, validated).passed
     for corpus in CORPORA:
-        write_corpus_exports(corpus, [c for c in validated if c.corpus == corpus], out_dir, "2026-01-01T00:00:00Z",
-                             REPO_ROOT / "expectations")
+        write_corpus_exports(
+            corpus,
+            [c for c in validated if c.corpus == corpus],
+            out_dir,
+            "2026-01-01T00:00:00Z",
+            REPO_ROOT / "expectations",
+        )
     lap("exports")
     return {**phases, "pages": page_total, "pdfs_failed": sum(not report.passed for report in reports)}
 
@@ -117,7 +124,9 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str, 
     done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
     wall, cpu = time.perf_counter() - start, _cpu_of_children() - cpu_start
     if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} crashed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        raise SystemExit(
+            f"{' '.join(command)} crashed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
     return wall, cpu, done.stdout, done.returncode
 
 
@@ -128,7 +137,10 @@ def _step_seconds(dagster_home: Path) -> dict[str, float]:
     with DagsterInstance.get() as instance:
         (record,) = instance.get_run_records(limit=1)
         run_seconds = record.end_time - record.start_time
-        steps = {stat.step_key: stat.end_time - stat.start_time for stat in instance.get_run_step_stats(record.dagster_run.run_id)}
+        steps = {
+            stat.step_key: stat.end_time - stat.start_time
+            for stat in instance.get_run_step_stats(record.dagster_run.run_id)
+        }
     return {"run (start to end)": run_seconds, **steps}
 
 
@@ -154,18 +166,26 @@ def main() -> None:
         env = {**os.environ, "DAGSTER_HOME": str(home)}
         lib_wall, lib_cpu, lib_stdout, _ = _timed([PYTHON, __file__, "--library-only", str(raw), str(lib_out)], env)
         phases = json.loads(lib_stdout.strip().splitlines()[-1])
-        cli_wall, cli_cpu, cli_stdout, cli_code = _timed([str(Path(PYTHON).parent / "pocket-assets"), "build", "--raw-dir", str(raw),
-                              "--output-dir", str(cli_out)], env)
+        cli_wall, cli_cpu, cli_stdout, cli_code = _timed(
+            [str(Path(PYTHON).parent / "pocket-assets"), "build", "--raw-dir", str(raw), "--output-dir", str(cli_out)],
+            env,
+        )
         pages = phases.pop("pages")
-        print(f"round {round_number}: {pages} pages, {len(list(raw.rglob('*.pdf')))} PDFs, "
-              f"{phases.pop('pdfs_failed')} failing their gates")
+        print(
+            f"round {round_number}: {pages} pages, {len(list(raw.rglob('*.pdf')))} PDFs, "
+            f"{phases.pop('pdfs_failed')} failing their gates"
+        )
         if cli_code:
             print("  the CLI build exited 1 (a PDF failed its gates, so android_export did not run):")
             print("    " + "\n    ".join(line for line in cli_stdout.splitlines() if "FAILED" in line))
         for label, wall, cpu in (("library process", lib_wall, lib_cpu), ("CLI (Dagster)  ", cli_wall, cli_cpu)):
-            print(f"  {label}  wall {wall:6.1f} s ({1000 * wall / pages:5.1f} ms/page)  cpu {cpu:6.1f} s ({1000 * cpu / pages:5.1f} ms/page)")
-        print(f"  Dagster adds     wall {cli_wall - lib_wall:+6.1f} s ({100 * (cli_wall - lib_wall) / lib_wall:+.0f}%)  "
-              f"cpu {cli_cpu - lib_cpu:+6.1f} s ({100 * (cli_cpu - lib_cpu) / lib_cpu:+.0f}%) of the library's own time")
+            print(
+                f"  {label}  wall {wall:6.1f} s ({1000 * wall / pages:5.1f} ms/page)  cpu {cpu:6.1f} s ({1000 * cpu / pages:5.1f} ms/page)"
+            )
+        print(
+            f"  Dagster adds     wall {cli_wall - lib_wall:+6.1f} s ({100 * (cli_wall - lib_wall) / lib_wall:+.0f}%)  "
+            f"cpu {cli_cpu - lib_cpu:+6.1f} s ({100 * (cli_cpu - lib_cpu) / lib_cpu:+.0f}%) of the library's own time"
+        )
         print("  library phases (s): " + ", ".join(f"{name} {seconds:.2f}" for name, seconds in phases.items()))
         print("  Dagster run and steps (s): " + ", ".join(f"{name} {s:.2f}" for name, s in _step_seconds(home).items()))
     shutil.rmtree(work, ignore_errors=True)

@@ -263,9 +263,7 @@ def semchunk() -> Contender | str:
         # A counter callable (so no special token is counted) plus `max_token_chars`, which is
         # what semchunk would derive itself from a tokenizer's vocabulary to speed up long inputs.
         longest_token = max(len(token) for token in counter.tokenizer.get_vocab())
-        chunker = semchunk_module.chunkerify(
-            _text_alone_counter(counter), CHILD_TOKENS, max_token_chars=longest_token
-        )
+        chunker = semchunk_module.chunkerify(_text_alone_counter(counter), CHILD_TOKENS, max_token_chars=longest_token)
 
         def run(document: Document) -> Output:
             texts, offsets = chunker(document.text, offsets=True, overlap=CHILD_OVERLAP)
@@ -566,8 +564,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             "characters": sum(len(document.text) for document in documents),
         },
         "tokenizer": counter.name,
-        "sizes": {"child": CHILD_TOKENS, "child_overlap": CHILD_OVERLAP, "parent": PARENT_TOKENS,
-                  "parent_overlap": PARENT_OVERLAP, "cap": CAP},
+        "sizes": {
+            "child": CHILD_TOKENS,
+            "child_overlap": CHILD_OVERLAP,
+            "parent": PARENT_TOKENS,
+            "parent_overlap": PARENT_OVERLAP,
+            "cap": CAP,
+        },
         "runs": options.runs,
         "results": rows,
         "skipped": skipped,

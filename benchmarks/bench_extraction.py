@@ -119,8 +119,10 @@ def prefilter_misses(document: pymupdf.Document) -> int:
 
 
 def run_corpus() -> None:
-    print(f"{'document':16} {'pages':>5} {'toc':>4} {'recall':>6} {'prec':>5} {'level':>5} "
-          f"{'tables':>6} {'words':>6} {'ms/pg':>6} {'plain':>6} {'ratio':>5}")
+    print(
+        f"{'document':16} {'pages':>5} {'toc':>4} {'recall':>6} {'prec':>5} {'level':>5} "
+        f"{'tables':>6} {'words':>6} {'ms/pg':>6} {'plain':>6} {'ratio':>5}"
+    )
     all_plain, all_scan, all_total = [], [], []
     for path in sorted(CORPUS.glob("*/*.pdf")):
         start = time.perf_counter()
@@ -140,13 +142,19 @@ def run_corpus() -> None:
         precision = f"{matching / emitted:.2f}" if entries and emitted else "-"
         level = f"{agree / found:.2f}" if found else "-"
         table_note = f"{tables}" + (f"/-{misses}" if misses is not None else "")
-        print(f"{path.name:16} {len(rendered):5} {entries:4} {recall:>6} {precision:>5} {level:>5} "
-              f"{table_note:>6} {share:6.4f} {total_ms:6.1f} {statistics.median(plain_ms):6.2f} "
-              f"{statistics.median(scan_ms) / statistics.median(plain_ms):5.1f}")
-    print(f"median ms/page, pages without tables: scan {statistics.median(all_scan):.2f}, "
-          f"plain get_text {statistics.median(all_plain):.2f}, "
-          f"ratio {statistics.median(all_scan) / statistics.median(all_plain):.2f}x")
-    print("tables column: table blocks found / -tables the layout model of find_tables() sees on pages the pre-filter skipped")
+        print(
+            f"{path.name:16} {len(rendered):5} {entries:4} {recall:>6} {precision:>5} {level:>5} "
+            f"{table_note:>6} {share:6.4f} {total_ms:6.1f} {statistics.median(plain_ms):6.2f} "
+            f"{statistics.median(scan_ms) / statistics.median(plain_ms):5.1f}"
+        )
+    print(
+        f"median ms/page, pages without tables: scan {statistics.median(all_scan):.2f}, "
+        f"plain get_text {statistics.median(all_plain):.2f}, "
+        f"ratio {statistics.median(all_scan) / statistics.median(all_plain):.2f}x"
+    )
+    print(
+        "tables column: table blocks found / -tables the layout model of find_tables() sees on pages the pre-filter skipped"
+    )
 
 
 def run_scale() -> None:
@@ -158,8 +166,10 @@ def run_scale() -> None:
         characters += len(rendered.content.text)
     elapsed = time.perf_counter() - start
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{SCALE_PDF.name}: {pages} pages, {characters} characters, {elapsed:.1f} s "
-          f"({elapsed * 1000 / pages:.1f} ms/page), peak RSS {peak_mib:.0f} MiB")
+    print(
+        f"{SCALE_PDF.name}: {pages} pages, {characters} characters, {elapsed:.1f} s "
+        f"({elapsed * 1000 / pages:.1f} ms/page), peak RSS {peak_mib:.0f} MiB"
+    )
 
 
 def main() -> None:

@@ -1,9 +1,9 @@
 """`pocket-assets`: build the corpus from the command line into the instance the UI reads.
 
-    pocket-assets build [--pdf PATH ...] [--select ASSET ...]   register PDFs as partitions, build them
-    pocket-assets build --stale                                  rebuild only the stale PDFs (one run after a chunker bump)
-    pocket-assets stale                                          list the stale PDFs and why
-    pocket-assets ui                                             open the Dagster UI on the same instance
+pocket-assets build [--pdf PATH ...] [--select ASSET ...]   register PDFs as partitions, build them
+pocket-assets build --stale                                  rebuild only the stale PDFs (one run after a chunker bump)
+pocket-assets stale                                          list the stale PDFs and why
+pocket-assets ui                                             open the Dagster UI on the same instance
 """
 
 from __future__ import annotations

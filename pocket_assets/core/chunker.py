@@ -80,13 +80,16 @@ def chunk_document(
         counts = slices.count_slices(spans)
         embedded = slices.count_texts(
             [
-                text_to_embed(layout.text[start:end], identity.source, locator.principal_page((start, end)), policy.document_prompt)
+                text_to_embed(
+                    layout.text[start:end],
+                    identity.source,
+                    locator.principal_page((start, end)),
+                    policy.document_prompt,
+                )
                 for start, end in spans
             ]
         )
-        excess = [
-            max(count - policy.child_tokens, embed - policy.max_tokens) for count, embed in zip(counts, embedded)
-        ]
+        excess = [max(count - policy.child_tokens, embed - policy.max_tokens) for count, embed in zip(counts, embedded)]
         return counts, excess
 
     segments = _segments(layout.text, pages, policy.page_mode)
@@ -315,7 +318,10 @@ def _embedding_reserve(
     """Tokens the phone adds around a child's text: the citation (widest page number) and the prompt."""
     widest_page = max((page.page for page in pages), default=1)
     suffix, prompt = counter.count_batch(
-        [" " + citation(identity.source, widest_page), text_to_embed("", identity.source, widest_page, policy.document_prompt)]
+        [
+            " " + citation(identity.source, widest_page),
+            text_to_embed("", identity.source, widest_page, policy.document_prompt),
+        ]
     )
     return max(suffix, prompt) + 2
 
@@ -375,7 +381,9 @@ class _Locator:
     def features(self, span: Span) -> tuple[str, ContentFeatures]:
         start, end = span
         kinds: Counter[str] = Counter()
-        for index in range(bisect.bisect_right(self.structure_ends, start), bisect.bisect_left(self.structure_starts, end)):
+        for index in range(
+            bisect.bisect_right(self.structure_ends, start), bisect.bisect_left(self.structure_starts, end)
+        ):
             structure = self.structures[index]
             if structure.kind != "heading" or structure.start >= start:
                 kinds[structure.kind] += 1

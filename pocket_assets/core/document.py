@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from pocket_assets.core.records import Block, PageRecord, PAGE_SEPARATOR
+from pocket_assets.core.records import PAGE_SEPARATOR, Block, PageRecord
 
 
 @dataclass(frozen=True)

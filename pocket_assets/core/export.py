@@ -186,7 +186,7 @@ def read_corpus_json(path: Path) -> dict[str, Any] | None:
     except ValueError as error:
         raise ExportError(None, f"{path}: previous export is not valid JSON ({error})") from None
     if not isinstance(document, dict) or not isinstance(document.get("chunks"), list):
-        raise ExportError(None, f"{path}: previous export has no \"chunks\" list")
+        raise ExportError(None, f'{path}: previous export has no "chunks" list')
     document.setdefault("metadata", {})
     return document
 

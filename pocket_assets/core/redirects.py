@@ -119,9 +119,7 @@ class _GroupIndex:
         self._by_hash: dict[str, list[_Span]] = defaultdict(list)
         for span in spans:
             self._by_hash[span.hash].append(span)
-        located = [
-            (span.start, span.end, span) for span in spans if span.start is not None and span.end is not None
-        ]
+        located = [(span.start, span.end, span) for span in spans if span.start is not None and span.end is not None]
         located.sort(key=lambda item: (item[0], item[1], item[2].id))
         self._by_start = [span for _, _, span in located]
         self._starts = [start for start, _, _ in located]

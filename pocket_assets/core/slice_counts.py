@@ -175,7 +175,10 @@ class SliceCounter:
             if not page.text:
                 continue
             pieces = PIECE.findall(page.text)
-            edges = [bisect.bisect_left(starts, offset) for offset in itertools.accumulate(map(len, pieces), initial=page.char_start)]
+            edges = [
+                bisect.bisect_left(starts, offset)
+                for offset in itertools.accumulate(map(len, pieces), initial=page.char_start)
+            ]
             memo.update(zip(pieces, map(operator.sub, edges[1:], edges)))
 
     def _index_page_gaps(self, pages: Sequence[PageRecord]) -> None:

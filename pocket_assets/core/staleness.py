@@ -43,7 +43,9 @@ def partition_staleness(
             reasons.append(f"{asset} last {manifest.status}: {manifest.reason}")
             break
         if manifest.source_sha256 != source_sha256:
-            reasons.append(f"{asset} built from another version of the file (sha256 {str(manifest.source_sha256)[:12]})")
+            reasons.append(
+                f"{asset} built from another version of the file (sha256 {str(manifest.source_sha256)[:12]})"
+            )
             break
         if code_version is not None and manifest.code_version != code_version:
             reasons.append(f"{asset} built with {manifest.code_version}, current is {code_version}")

@@ -230,8 +230,10 @@ def _sentence(
     if columns:
         text += phrases["colon"] + " " + _listing(columns, column_total, phrases)
     if value_count:
-        text += phrases["semicolon"] + f" {label}{phrases['colon']} " + _listing(
-            key_values[:value_count], len(key_values), phrases
+        text += (
+            phrases["semicolon"]
+            + f" {label}{phrases['colon']} "
+            + _listing(key_values[:value_count], len(key_values), phrases)
         )
     return text + "."
 
@@ -320,7 +322,12 @@ class LlmSummarizer:
     def cache_key_parts(self) -> tuple[str, ...]:
         """The base URL is left out: the same model behind another host gives the same summary."""
         return (
-            self.kind, self.model, self.system_prompt, USER_PROMPT, str(self.target_tokens), str(self.max_table_chars)
+            self.kind,
+            self.model,
+            self.system_prompt,
+            USER_PROMPT,
+            str(self.target_tokens),
+            str(self.max_table_chars),
         )
 
     def summarize(self, table: TableContext) -> SummaryText:
@@ -347,9 +354,7 @@ class LlmSummarizer:
         return SummaryText(fallback.text, requests=requests, seconds=time.perf_counter() - started, fallback=str(error))
 
     def _payload(self, table: TableContext) -> dict:
-        system = self.system_prompt.format(
-            target_tokens=self.target_tokens, language=_LANGUAGE_NAMES[table.language]
-        )
+        system = self.system_prompt.format(target_tokens=self.target_tokens, language=_LANGUAGE_NAMES[table.language])
         user = USER_PROMPT.format(
             title=fold_whitespace(table.caption_or_heading or "") or "-",
             rows=len(table.cells.rows),

@@ -45,9 +45,7 @@ class SummaryCache:
 
     def put(self, key: str, kind: str, text: str) -> None:
         with closing(self._connect()) as connection, connection:
-            connection.execute(
-                "INSERT OR REPLACE INTO summaries (key, kind, text) VALUES (?, ?, ?)", (key, kind, text)
-            )
+            connection.execute("INSERT OR REPLACE INTO summaries (key, kind, text) VALUES (?, ?, ?)", (key, kind, text))
 
     def __len__(self) -> int:
         with closing(self._connect()) as connection:

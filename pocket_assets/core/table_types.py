@@ -68,8 +68,7 @@ _MONTHS = (
     "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
 _WEEKDAYS = (
-    "lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|"
-    "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    "lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 )
 _DATE = re.compile(
     rf"\b\d{{1,2}}([/.-])\d{{1,2}}\1\d{{2,4}}\b|\b\d{{1,2}}(?:er)?\s+(?:{_MONTHS})\b|\b(?:{_MONTHS})\s+\d{{1,2}}\b"

@@ -236,9 +236,7 @@ def _expectation_result(gate: str, result: Any) -> GateResult:
     if error:
         return GateResult(gate, name, passed=False, checked_count=0, unexpected_count=0, detail=error)
     details = result.result
-    offending = tuple(
-        (str(row["id"]), int(row["page"])) for row in details.get("partial_unexpected_index_list") or ()
-    )
+    offending = tuple((str(row["id"]), int(row["page"])) for row in details.get("partial_unexpected_index_list") or ())
     return GateResult(
         gate=gate,
         expectation=name,
@@ -305,9 +303,7 @@ def check_coverage(
     )
 
 
-def _pages_have_chunks(
-    partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord]
-) -> GateResult:
+def _pages_have_chunks(partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord]) -> GateResult:
     cited = {page for chunk in chunks for page in chunk.pages}
     with_text = [page.page for page in pages if page.text.strip()]
     missing = [page for page in with_text if page not in cited]

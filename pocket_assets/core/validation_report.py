@@ -54,7 +54,7 @@ def _status(passed: bool) -> str:
 
 def _summary_table(reports: Sequence[GateReport]) -> str:
     rows = [
-        f"<tr><td><a href=\"#{_anchor(index)}\">{escape(report.partition_key)}</a></td>"
+        f'<tr><td><a href="#{_anchor(index)}">{escape(report.partition_key)}</a></td>'
         f"<td>{_status(report.passed)}</td><td>{report.chunk_count}</td>"
         f"<td>{escape(', '.join(sorted({failure.gate for failure in report.failures()})))}</td></tr>"
         for index, report in enumerate(reports)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+
 from dagster import Definitions
 
 from pocket_assets.defs.assets.chunking import children, parents, table_summaries
@@ -28,7 +29,15 @@ from pocket_assets.defs.sensors import raw_pdf_sensor
 from pocket_assets.defs.stale_sensor import stale_pdfs
 
 ASSETS = [
-    raw_pdf, pages, parents, children, table_summaries, validated_chunks, android_export, retrieval_eval, child_embeddings
+    raw_pdf,
+    pages,
+    parents,
+    children,
+    table_summaries,
+    validated_chunks,
+    android_export,
+    retrieval_eval,
+    child_embeddings,
 ]
 # The per-PDF stages, in lineage order, whose manifests say how each PDF fared.
 STAGE_ASSETS = STAGES

@@ -39,7 +39,9 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, o
     ordered = instance.get_dynamic_partitions(pdf_partitions.name)
     job = build_definitions(paths).resolve_job_def(build_corpus_job.name)
     selection = [AssetKey(name) for name in select] or None
-    print(f"building {len(wanted)} PDF(s) from {paths.raw_path} into {paths.output_path} (DAGSTER_HOME={instance.root_directory})")
+    print(
+        f"building {len(wanted)} PDF(s) from {paths.raw_path} into {paths.output_path} (DAGSTER_HOME={instance.root_directory})"
+    )
     runs_ok = True
     for start, end in contiguous_ranges(ordered, wanted):
         result = job.execute_in_process(

@@ -15,7 +15,9 @@ def list_stale(raw_dir: str | None, output_dir: str | None) -> int:
     verdicts = pdf_staleness(paths)
     stale = [verdict for verdict in verdicts if verdict.stale]
     versions = {version for version in stage_code_versions().values() if version}
-    print(f"{len(stale)} of {len(verdicts)} PDF(s) in {paths.raw_path} stale (code version {', '.join(sorted(versions))})")
+    print(
+        f"{len(stale)} of {len(verdicts)} PDF(s) in {paths.raw_path} stale (code version {', '.join(sorted(versions))})"
+    )
     if stale:
         print(describe(stale))
     return 0

@@ -71,9 +71,7 @@ def run_per_pdf(
     its failed PDFs show as failed checks, which block what is downstream.
     """
     asset = context.asset_key.to_user_string()
-    outcomes = [
-        _build_one(context, store, asset, key, build, code_version) for key in sorted(context.partition_keys)
-    ]
+    outcomes = [_build_one(context, store, asset, key, build, code_version) for key in sorted(context.partition_keys)]
     failed = [outcome for outcome in outcomes if outcome.status != STATUS_OK]
     if failed and len(failed) == len(outcomes) and fail_when_all_fail:
         raise Failure(

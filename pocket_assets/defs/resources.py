@@ -70,7 +70,9 @@ class ChunkPolicyResource(ConfigurableResource):
     child_tokens: int = Field(default=450, description="Child size; env CHUNK_SIZE_TOKENS.")
     child_overlap: int = Field(default=68, description="Child overlap; env CHUNK_OVERLAP_TOKENS.")
     summary_tokens: int = 50
-    max_tokens: int = Field(default=512, description="Cap on the string the phone embeds (256 for the SDK sample model).")
+    max_tokens: int = Field(
+        default=512, description="Cap on the string the phone embeds (256 for the SDK sample model)."
+    )
     min_chars: int = 50
     document_prompt: str = Field(default="", description="Embedding prompt, e.g. 'title: {title} | text: '.")
 
@@ -103,11 +105,14 @@ class SummarizerResource(ConfigurableResource):
     kind: str = Field(default="extractive", description="'extractive' (offline, deterministic) or 'llm'.")
     base_url: str = Field(default="http://127.0.0.1:11434/v1", description="OpenAI-compatible API base URL.")
     model: str = Field(default="", description="Model name for the chat endpoint.")
-    api_key_env: str = Field(default="POCKET_ASSETS_LLM_API_KEY", description="Environment variable holding the API key.")
+    api_key_env: str = Field(
+        default="POCKET_ASSETS_LLM_API_KEY", description="Environment variable holding the API key."
+    )
     timeout_seconds: float = 60.0
     max_retries: int = 2
     fallback_to_extractive: bool = Field(
-        default=False, description="On endpoint failure use the extractive summary (flagged) instead of failing the PDF."
+        default=False,
+        description="On endpoint failure use the extractive summary (flagged) instead of failing the PDF.",
     )
 
     def summarizer(self, counter: TokenCounter, target_tokens: int) -> Summarizer:

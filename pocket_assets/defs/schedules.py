@@ -64,7 +64,8 @@ def corpus_refresh(context: ScheduleEvaluationContext, paths: CorpusPaths) -> li
     stale = [verdict for verdict in pdf_staleness(paths, sources) if verdict.stale]
     ordered = instance.get_dynamic_partitions(pdf_partitions.name)
     requests = run_requests_for(
-        ordered, {verdict.partition_key: build_fingerprint(sources[verdict.partition_key], code_versions) for verdict in stale}
+        ordered,
+        {verdict.partition_key: build_fingerprint(sources[verdict.partition_key], code_versions) for verdict in stale},
     )
     if removed and not stale:
         requests.append(_export_request(keys, sources))
@@ -74,7 +75,9 @@ def corpus_refresh(context: ScheduleEvaluationContext, paths: CorpusPaths) -> li
             context.log.info(f"{len(stale)} PDF(s) to build:\n{describe(stale)}")
         return new_requests
     if stale:
-        return SkipReason(f"{len(stale)} stale PDF(s) already tried with these files and code versions:\n{describe(stale)}")
+        return SkipReason(
+            f"{len(stale)} stale PDF(s) already tried with these files and code versions:\n{describe(stale)}"
+        )
     return SkipReason(f"all {len(keys)} PDF(s) up to date")
 
 

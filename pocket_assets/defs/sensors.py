@@ -1,6 +1,5 @@
 """Watch the raw folder: new PDF -> partition + run, changed sha256 -> run, removed -> partition deleted."""
 
-
 import dataclasses
 import json
 
@@ -29,9 +28,7 @@ def raw_pdf_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> Sens
     new_partitions = sorted(key for key in changes.states if key not in registered)
     for key in removed:
         paths.store().delete_partition(key)
-    to_build = {
-        key: changes.states[key].sha256 for key in sorted({*changes.added, *changes.changed, *new_partitions})
-    }
+    to_build = {key: changes.states[key].sha256 for key in sorted({*changes.added, *changes.changed, *new_partitions})}
     requests = []
     if new_partitions:
         requests.append(pdf_partitions.build_add_request(new_partitions))
@@ -39,5 +36,7 @@ def raw_pdf_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> Sens
         requests.append(pdf_partitions.build_delete_request(removed))
     cursor = json.dumps({key: dataclasses.asdict(state) for key, state in changes.states.items()}, sort_keys=True)
     return SensorResult(
-        run_requests=run_requests_for(registered + new_partitions, to_build), dynamic_partitions_requests=requests, cursor=cursor
+        run_requests=run_requests_for(registered + new_partitions, to_build),
+        dynamic_partitions_requests=requests,
+        cursor=cursor,
     )

@@ -23,7 +23,13 @@ from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint,
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
 SAMPLES = ("fr/faq.pdf", "fr/f-array.pdf", "intl/R-data.pdf")
 SMALL = ChunkPolicy(
-    parent_tokens=120, parent_overlap=20, child_tokens=60, child_overlap=10, max_tokens=90, min_chars=20, page_mode="span"
+    parent_tokens=120,
+    parent_overlap=20,
+    child_tokens=60,
+    child_overlap=10,
+    max_tokens=90,
+    min_chars=20,
+    page_mode="span",
 )
 
 SENTENCE = "Le joueur ayant le trait touche une piece et doit la jouer si le coup est legal."
@@ -109,7 +115,10 @@ def test_sections_dot_paths_and_article_numbers(counter):
 def test_a_heading_never_ends_a_chunk(counter):
     pages = rules_document()
     heading_texts = [
-        page.text[block.char_start : block.char_end] for page in pages for block in page.blocks if block.kind == "heading"
+        page.text[block.char_start : block.char_end]
+        for page in pages
+        for block in page.blocks
+        if block.kind == "heading"
     ]
     result = chunk(pages, counter=counter)
     for record in result.parents + result.children:
@@ -253,7 +262,9 @@ def test_slice_counts_equal_a_full_re_encoding_on_the_sample_pdfs(key, counter):
     starts = [generator.randint(0, len(text)) for _ in range(600)]
     spans = [(start, min(len(text), start + generator.choice((8, 40, 400, 3000)))) for start in starts]
     assert slices.count_slices(spans) == counter.count_batch([text[start:end] for start, end in spans])
-    embedded = [text_to_embed(text[start:end], "sample > </ x.pdf", 12, "title: {title} | text: ") for start, end in spans]
+    embedded = [
+        text_to_embed(text[start:end], "sample > </ x.pdf", 12, "title: {title} | text: ") for start, end in spans
+    ]
     assert slices.count_texts(embedded) == counter.count_batch(embedded)
 
 

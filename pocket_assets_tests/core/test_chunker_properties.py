@@ -15,14 +15,18 @@ from pocket_assets.core.slice_counts import SliceCounter, page_token_offsets
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
 
-POLICY = ChunkPolicy(parent_tokens=140, parent_overlap=24, child_tokens=64, child_overlap=12, max_tokens=96, min_chars=20)
+POLICY = ChunkPolicy(
+    parent_tokens=140, parent_overlap=24, child_tokens=64, child_overlap=12, max_tokens=96, min_chars=20
+)
 WORDS = ("arbitre", "joueur", "pendule", "partie", "coup", "roque", "data", "frame", "le", "la", "de", "é", "1.5")
 
 words = st.lists(st.sampled_from(WORDS), min_size=1, max_size=14).map(" ".join)
 sentence = st.tuples(words, st.sampled_from((".", "!", "?", ";", ""))).map(lambda pair: pair[0].capitalize() + pair[1])
 paragraph = st.lists(sentence, min_size=1, max_size=12).map(" ".join).map(lambda text: ("paragraph", text, 0))
 heading = st.tuples(st.integers(1, 4), words).map(lambda pair: ("heading", "#" * pair[0] + " " + pair[1], pair[0]))
-list_block = st.lists(words, min_size=1, max_size=6).map(lambda items: ("list", "\n".join(f"- {item}" for item in items), 0))
+list_block = st.lists(words, min_size=1, max_size=6).map(
+    lambda items: ("list", "\n".join(f"- {item}" for item in items), 0)
+)
 table = st.tuples(st.integers(0, 14), st.integers(1, 4)).map(lambda size: ("table", markdown_table(*size), 0))
 code = st.lists(words, min_size=1, max_size=8).map(lambda lines: ("code", "```\n" + "\n".join(lines) + "\n```", 0))
 equation = words.map(lambda text: ("equation", f"$$ {text} $$", 0))
@@ -30,16 +34,21 @@ block = st.one_of(paragraph, paragraph, heading, list_block, table, code, equati
 documents = st.lists(st.lists(block, max_size=6), min_size=1, max_size=4).map(build_pages)
 
 # Derandomized: CI runs the same examples every time (a failure found once is kept as an explicit case).
-SETTINGS = settings(
-    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
 @given(documents, st.sampled_from(("span", "pdf-page-v1")))
 # Found by hypothesis: a heading then a table that fits a child only alone (the table must stay whole).
 @example(
-    build_pages([[("heading", "# arbitre arbitre arbitre arbitre arbitre arbitre arbitre", 1), ("table", markdown_table(2, 2), 0)]]),
+    build_pages(
+        [
+            [
+                ("heading", "# arbitre arbitre arbitre arbitre arbitre arbitre arbitre", 1),
+                ("table", markdown_table(2, 2), 0),
+            ]
+        ]
+    ),
     "span",
 )
 # Found by hypothesis: overlap across a page break (the separator is in no page's encoding).
@@ -110,7 +119,11 @@ def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
             if block.kind != "table":
                 continue
             start, end = page.char_start + block.char_start, page.char_start + block.char_end
-            partial = [c for c in children if c.char_start < end and start < c.char_end and not (c.char_start <= start and end <= c.char_end)]
+            partial = [
+                c
+                for c in children
+                if c.char_start < end and start < c.char_end and not (c.char_start <= start and end <= c.char_end)
+            ]
             if partial:
                 whole = counter.count(text[start:end]) + counter.count(" " + "[Source: sample.pdf, Page 9]")
                 assert whole > policy.child_tokens - 4 or whole > policy.max_tokens - 8, text[start:end]
@@ -118,7 +131,9 @@ def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
 
 # Characters at the edges of the tokenizer's merge rules: spaces after ">" or "▁", newline runs, tabs, added tokens.
 TRICKY = st.lists(
-    st.sampled_from(("a", "é", " ", "  ", "\n", "\n\n", "\t", ">", "</", "\u2581", "<table>", "x.", "1.5", "|", "\u00a0", "--")),
+    st.sampled_from(
+        ("a", "é", " ", "  ", "\n", "\n\n", "\t", ">", "</", "\u2581", "<table>", "x.", "1.5", "|", "\u00a0", "--")
+    ),
     max_size=40,
 ).map("".join)
 
@@ -131,7 +146,9 @@ def test_slice_counts_equal_a_full_re_encoding(page_texts, data):
     text = canonical_text(pages)
     slices = SliceCounter(text, pages, page_token_offsets(pages, counter), counter)
     position = st.integers(0, len(text))
-    spans = [tuple(sorted(pair)) for pair in data.draw(st.lists(st.tuples(position, position), min_size=1, max_size=20))]
+    spans = [
+        tuple(sorted(pair)) for pair in data.draw(st.lists(st.tuples(position, position), min_size=1, max_size=20))
+    ]
     assert slices.count_slices(spans) == counter.count_batch([text[start:end] for start, end in spans])
     strings = [text_to_embed(text[start:end], "a > </b.pdf", 3, "title: {title} | text: ") for start, end in spans]
     assert slices.count_texts(strings + [text]) == counter.count_batch(strings + [text])

@@ -94,7 +94,9 @@ def make_chunks(
     def principal(start: int, end: int) -> int:
         return max(page_spans, key=lambda span: (min(end, span[2]) - max(start, span[1]), -span[0]))[0]
 
-    def record(chunk_id: str, chunk_type: str, start: int, end: int, index: int, total: int, **extra: object) -> ChunkRecord:
+    def record(
+        chunk_id: str, chunk_type: str, start: int, end: int, index: int, total: int, **extra: object
+    ) -> ChunkRecord:
         body = text[start:end]
         page = principal(start, end)
         return ChunkRecord(
@@ -184,7 +186,12 @@ def test_corpus_json_validates_and_holds_every_chunk_in_stable_order(tmp_path: P
     raw = result.paths[MODE_B_FILE].read_text(encoding="utf-8")
     document = json.loads(raw)
     assert raw == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    assert document["metadata"] == {"corpus": "fr", "generated": GENERATED, "total_chunks": len(chunks), "schema_version": "1.0"}
+    assert document["metadata"] == {
+        "corpus": "fr",
+        "generated": GENERATED,
+        "total_chunks": len(chunks),
+        "schema_version": "1.0",
+    }
     schema = json.loads((SCHEMA_DIR / "chunk.schema.json").read_text(encoding="utf-8"))
     for chunk in document["chunks"]:
         jsonschema.Draft7Validator(schema).validate(chunk)

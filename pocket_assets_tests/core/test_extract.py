@@ -159,9 +159,7 @@ def sample_pages():
 
 def test_sample_pdf_invariants(sample_pages) -> None:
     assert [page.page for page in sample_pages] == list(range(1, len(sample_pages) + 1))
-    reassembled = assemble_pages(
-        PageContent(page.page, page.text, page.blocks, page.warnings) for page in sample_pages
-    )
+    reassembled = assemble_pages(PageContent(page.page, page.text, page.blocks, page.warnings) for page in sample_pages)
     assert reassembled == sample_pages
     document_text = canonical_text(sample_pages)
     for page in sample_pages:
@@ -180,7 +178,9 @@ def test_sample_pdf_invariants(sample_pages) -> None:
 
 
 def _headings(page) -> list[tuple[str, int]]:
-    return [(page.text[block.char_start : block.char_end], block.level) for block in page.blocks if block.kind == "heading"]
+    return [
+        (page.text[block.char_start : block.char_end], block.level) for block in page.blocks if block.kind == "heading"
+    ]
 
 
 def test_words_in_spans_of_slightly_different_sizes_make_one_body_line(tmp_path: Path) -> None:
@@ -205,8 +205,12 @@ def test_bold_labels_ending_with_a_colon_and_bold_run_on_openings_are_not_headin
     page.insert_text((72, y), "Options:", fontsize=11, fontname="hebo")
     y = _body(page, y + 16)
     page.insert_text((72, y), "Note.", fontsize=11, fontname="hebo")
-    page.insert_text((72 + pymupdf.get_text_length("Note. ", fontname="hebo", fontsize=11), y), BODY[:60],
-                     fontsize=11, fontname="helv")
+    page.insert_text(
+        (72 + pymupdf.get_text_length("Note. ", fontname="hebo", fontsize=11), y),
+        BODY[:60],
+        fontsize=11,
+        fontname="helv",
+    )
     _body(page, y + 14)
     result = extract_pages(_save(document, tmp_path))[0]
     assert _headings(result) == []
@@ -220,8 +224,12 @@ def test_numbered_run_in_heading_is_split_from_its_paragraph(tmp_path: Path) -> 
     y = _body(page, 80)
     lead = "4.1.1.2 Corps du document"
     page.insert_text((72, y), lead, fontsize=11, fontname="hebo")
-    page.insert_text((72 + pymupdf.get_text_length(lead, fontname="hebo", fontsize=11) + 12, y),
-                     "Le document est divisé en trois blocs.", fontsize=11, fontname="helv")
+    page.insert_text(
+        (72 + pymupdf.get_text_length(lead, fontname="hebo", fontsize=11) + 12, y),
+        "Le document est divisé en trois blocs.",
+        fontsize=11,
+        fontname="helv",
+    )
     _body(page, y + 14)
     result = extract_pages(_save(document, tmp_path))[0]
     assert _headings(result) == [("#### 4.1.1.2 Corps du document", 4)]
@@ -275,8 +283,12 @@ def test_paragraphs_that_open_like_markdown_structure_are_escaped(tmp_path: Path
     document = pymupdf.open()
     page = document.new_page()
     y = 80.0
-    for opening in ("# define is a preprocessor line", "> quoted reply from the arbiter", "+ plus sign first",
-                    "2024. A year that opens the sentence"):
+    for opening in (
+        "# define is a preprocessor line",
+        "> quoted reply from the arbiter",
+        "+ plus sign first",
+        "2024. A year that opens the sentence",
+    ):
         page.insert_text((72, y), opening, fontsize=11, fontname="helv")
         y = _body(page, y + 14, lines=1) + 10
     result = extract_pages(_save(document, tmp_path))[0]

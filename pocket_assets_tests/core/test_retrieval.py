@@ -204,8 +204,15 @@ def test_bm25_ranking_does_not_depend_on_input_order() -> None:
 def test_gold_jsonl_and_json_arrays_load_the_same(tmp_path: Path) -> None:
     entries = [
         {"id": "a", "question": "q?", "corpus": "fr", "expected_docs": ["d.pdf"], "expected_pages": [3, 1, 3]},
-        {"id": "b", "question": "q?", "corpus": "intl", "expected_docs": ["e.pdf"], "expected_pages": [],
-         "expected_chunk_id": "e.pdf-p001-parent001-child00", "notes": "strict"},
+        {
+            "id": "b",
+            "question": "q?",
+            "corpus": "intl",
+            "expected_docs": ["e.pdf"],
+            "expected_pages": [],
+            "expected_chunk_id": "e.pdf-p001-parent001-child00",
+            "notes": "strict",
+        },
     ]
     lines = tmp_path / "gold.jsonl"
     lines.write_text("\n".join(json.dumps(entry) for entry in entries) + "\n\n", encoding="utf-8")
@@ -222,13 +229,17 @@ def test_gold_jsonl_and_json_arrays_load_the_same(tmp_path: Path) -> None:
     [
         ("{not json", "gold.jsonl:2: not valid JSON"),
         ('{"id": "x", "question": "q", "corpus": "fr", "expected_docs": ["d.pdf"]}', "missing fields"),
-        ('{"id": "x", "question": "q", "corpus": "fr", "expected_docs": ["d.pdf"], "expected_pages": [1], '
-         '"page": 1}', "unknown fields ['page']"),
+        (
+            '{"id": "x", "question": "q", "corpus": "fr", "expected_docs": ["d.pdf"], "expected_pages": [1], '
+            '"page": 1}',
+            "unknown fields ['page']",
+        ),
         ('{"id": "x", "question": "q", "corpus": "fr", "expected_docs": [], "expected_pages": [1]}', "expected_docs"),
-        ('{"id": "x", "question": "q", "corpus": "fr", "expected_docs": ["d.pdf"], "expected_pages": [0]}',
-         "1-based"),
-        ('{"id": "ok", "question": "q", "corpus": "fr", "expected_docs": ["d.pdf"], "expected_pages": [1]}',
-         "appears twice"),
+        ('{"id": "x", "question": "q", "corpus": "fr", "expected_docs": ["d.pdf"], "expected_pages": [0]}', "1-based"),
+        (
+            '{"id": "ok", "question": "q", "corpus": "fr", "expected_docs": ["d.pdf"], "expected_pages": [1]}',
+            "appears twice",
+        ),
     ],
 )
 def test_bad_gold_lines_are_reported_with_their_place(tmp_path: Path, line: str, message: str) -> None:

@@ -75,7 +75,11 @@ def build_pages() -> tuple[PageRecord, ...]:
                 1,
                 [
                     ("heading", "## 3.2 Calendrier des rondes", None),
-                    ("paragraph", "Le championnat se joue en trois rondes, le dimanche, dans la salle du club qui reçoit.", None),
+                    (
+                        "paragraph",
+                        "Le championnat se joue en trois rondes, le dimanche, dans la salle du club qui reçoit.",
+                        None,
+                    ),
                     ("table", pipe(CALENDAR), CALENDAR),
                     ("paragraph", "Les horaires sont ceux du club qui reçoit pour la ronde et pour le match.", None),
                 ],
@@ -125,8 +129,7 @@ def context(cells: TableCells, language: str, title: str | None = None) -> Table
 def test_extractive_summary_in_french_names_title_shape_columns_and_keys(counter: TokenCounter) -> None:
     summary = ExtractiveSummarizer(counter).summarize(context(CALENDAR, "fr", "3.2 Calendrier des rondes"))
     assert summary.text == (
-        "Tableau « 3.2 Calendrier des rondes » de 3 lignes et 3 colonnes : Ronde, Date et Horaire ; "
-        "Ronde : 1, 2 et 3."
+        "Tableau « 3.2 Calendrier des rondes » de 3 lignes et 3 colonnes : Ronde, Date et Horaire ; Ronde : 1, 2 et 3."
     )
     assert (summary.requests, summary.fallback) == (0, None)
 
@@ -237,7 +240,9 @@ def test_a_summary_is_trimmed_to_the_embedding_cap(counter: TokenCounter) -> Non
 def test_a_table_outside_every_parent_is_an_error_naming_it(counter: TokenCounter) -> None:
     pages = build_pages()
     with pytest.raises(SummaryError, match=r"A02_Championnat_de_France_des_Clubs.pdf, page 2, table 1: no parent"):
-        summarize_tables(IDENTITY, pages, build_parents(pages)[:1], ChunkPolicy(), counter, ExtractiveSummarizer(counter))
+        summarize_tables(
+            IDENTITY, pages, build_parents(pages)[:1], ChunkPolicy(), counter, ExtractiveSummarizer(counter)
+        )
 
 
 def test_a_document_without_tables_gives_no_summary(counter: TokenCounter) -> None:

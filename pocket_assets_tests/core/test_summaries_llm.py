@@ -94,7 +94,12 @@ def table() -> TableContext:
 
 
 def summarizer(endpoint: FakeEndpoint, **changes: object) -> LlmSummarizer:
-    settings: dict = {"base_url": endpoint.base_url, "model": "qwen2.5:3b", "api_key": "sk-test", "backoff_seconds": 0.01}
+    settings: dict = {
+        "base_url": endpoint.base_url,
+        "model": "qwen2.5:3b",
+        "api_key": "sk-test",
+        "backoff_seconds": 0.01,
+    }
     return LlmSummarizer(**{**settings, **changes})
 
 
@@ -179,10 +184,14 @@ def test_without_fallback_the_partition_fails(endpoint: FakeEndpoint, counter: T
     endpoint.script = [("status", 500)]
     pages = build_pages()
     with pytest.raises(SummaryError, match=r"page 1, table 0"):
-        summarize_tables(IDENTITY, pages, build_parents(pages), ChunkPolicy(), counter, summarizer(endpoint, max_retries=0))
+        summarize_tables(
+            IDENTITY, pages, build_parents(pages), ChunkPolicy(), counter, summarizer(endpoint, max_retries=0)
+        )
 
 
-def test_an_unchanged_pdf_makes_no_second_llm_call(endpoint: FakeEndpoint, counter: TokenCounter, tmp_path: Path) -> None:
+def test_an_unchanged_pdf_makes_no_second_llm_call(
+    endpoint: FakeEndpoint, counter: TokenCounter, tmp_path: Path
+) -> None:
     pages = build_pages()
     parents = build_parents(pages)
     llm = summarizer(endpoint)

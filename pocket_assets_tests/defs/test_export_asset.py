@@ -17,7 +17,9 @@ from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus
 def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
     raw = tmp_path / "small"
     small_corpus(raw)
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
+    paths = CorpusPaths(
+        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations")
+    )
     assert materialize_corpus(instance, paths).success
     return paths
 

@@ -21,7 +21,9 @@ def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
     raw = tmp_path / "small"
     small_corpus(raw)
     paths = CorpusPaths(
-        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(Path(__file__).parents[2] / "expectations")
+        raw_dir=str(raw),
+        output_dir=str(tmp_path / "out"),
+        expectations_dir=str(Path(__file__).parents[2] / "expectations"),
     )
     assert materialize_corpus(instance, paths).success
     return paths

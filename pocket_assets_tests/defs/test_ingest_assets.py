@@ -9,19 +9,18 @@ from dagster import AssetKey, DagsterInstance
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import (
-    SAMPLE_RAW,
-    encrypted_pdf,
     ARTICLE_EN,
     ARTICLE_FR,
+    SAMPLE_RAW,
+    encrypted_pdf,
     image_only_pdf,
-    text_pdf,
     random_bytes_pdf,
+    text_pdf,
     truncated_pdf,
     zero_page_pdf,
 )
 
 INGEST = ["raw_pdf", "pages"]
-
 
 
 def test_sample_corpus_ingests_in_one_run(instance: DagsterInstance, paths: CorpusPaths) -> None:

@@ -81,9 +81,7 @@ def test_a_second_build_gives_the_same_bytes(sample_build, tmp_path: Path) -> No
 
 def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) -> None:
     instance, paths = sample_build
-    result = materialize(
-        ASSETS, instance=instance, resources=build_resources(paths), selection=["retrieval_eval"]
-    )
+    result = materialize(ASSETS, instance=instance, resources=build_resources(paths), selection=["retrieval_eval"])
     assert result.success
     metadata = result.asset_materializations_for_node("retrieval_eval")[0].metadata
     assert metadata["questions"].value >= 20

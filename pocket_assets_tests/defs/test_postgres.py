@@ -64,14 +64,18 @@ def postgres_server() -> Iterator[dict[str, str]]:
     data, sockets, log = base / "data", base / "sockets", base / "server.log"
     port = _free_port()
     subprocess.run(
-        _as_server_user([str(bin_dir / "initdb"), "-D", str(data), "-U", "dagster", "-A", "trust", "-E", "UTF8", "--no-sync"]),
-        check=True, capture_output=True,
+        _as_server_user(
+            [str(bin_dir / "initdb"), "-D", str(data), "-U", "dagster", "-A", "trust", "-E", "UTF8", "--no-sync"]
+        ),
+        check=True,
+        capture_output=True,
     )
     subprocess.run(_as_server_user(["mkdir", str(sockets)]), check=True)
     options = f"-h 127.0.0.1 -p {port} -k {sockets} -c fsync=off -c full_page_writes=off"
     subprocess.run(
         _as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start"]),
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     try:
         connection = psycopg2.connect(host="127.0.0.1", port=port, user="dagster", dbname="postgres")
@@ -87,8 +91,9 @@ def postgres_server() -> Iterator[dict[str, str]]:
             "DAGSTER_PG_PASSWORD": "",
         }
     finally:
-        subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]),
-                       capture_output=True)
+        subprocess.run(
+            _as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]), capture_output=True
+        )
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -137,16 +142,22 @@ def test_build_and_backfill_on_postgres(
         assert android is not None and android.run_id == backfill.run_id
 
     store_runs = {key: _manifest_run(out, key) for key in keys}
-    assert store_runs == {"fr/f-array.pdf": full.run_id, "fr/faq.pdf": backfill.run_id, "intl/R-data.pdf": backfill.run_id}
+    assert store_runs == {
+        "fr/f-array.pdf": full.run_id,
+        "fr/faq.pdf": backfill.run_id,
+        "intl/R-data.pdf": backfill.run_id,
+    }
     assert (out / "chunks_fr.txt").stat().st_size > 0 and (out / "chunks_intl.txt").stat().st_size > 0
 
     # The same facts, read straight from the server's tables.
     assert _query(postgres_server, "SELECT count(*) FROM runs WHERE status = 'SUCCESS'") == [(2,)]
-    per_run = dict(_query(
-        postgres_server,
-        "SELECT run_id, count(*) FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION' "
-        "AND asset_key = '[\"validated_chunks\"]' GROUP BY run_id",
-    ))
+    per_run = dict(
+        _query(
+            postgres_server,
+            "SELECT run_id, count(*) FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION' "
+            "AND asset_key = '[\"validated_chunks\"]' GROUP BY run_id",
+        )
+    )
     assert per_run == {full.run_id: 3, backfill.run_id: 2}
 
 

@@ -51,7 +51,9 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
     raw = tmp_path / "raw"
     small_corpus(raw)
     text_pdf(raw / "fr" / "annexe.pdf", [ARTICLE_FR * 3])
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
+    paths = CorpusPaths(
+        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations")
+    )
     job = _job(instance, paths)
     every_pdf = ["fr/annexe.pdf", "fr/reglement.pdf", "intl/rules.pdf"]
 
@@ -85,7 +87,9 @@ def test_a_broken_pdf_is_tried_once_and_a_removed_pdf_leaves_the_export(
 ) -> None:
     raw = tmp_path / "raw"
     small_corpus(raw)
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
+    paths = CorpusPaths(
+        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations")
+    )
     job = _job(instance, paths)
     (first,) = _evaluate(instance, paths)
     assert _launch(instance, job, first)

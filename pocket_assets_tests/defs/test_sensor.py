@@ -50,8 +50,13 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
 
     store = paths.store()
     identity = PdfIdentity("intl/c.pdf", "intl", "c.pdf", "0" * 64, 1, 1)
-    store.write("raw_pdf", "intl/c.pdf", [to_dict(identity)], PDF_IDENTITY_SCHEMA,
-                PartitionManifest("raw_pdf", "intl/c.pdf", "ok", rows=1))
+    store.write(
+        "raw_pdf",
+        "intl/c.pdf",
+        [to_dict(identity)],
+        PDF_IDENTITY_SCHEMA,
+        PartitionManifest("raw_pdf", "intl/c.pdf", "ok", rows=1),
+    )
     (raw / "intl" / "c.pdf").unlink()
     removed = _tick(instance, paths, changed.cursor)
     assert removed.run_requests == []

@@ -184,9 +184,7 @@ mutation AddPartition($repository: RepositorySelector!, $definition: String!, $k
 """
 
 
-def add_dynamic_partitions(
-    server: Webserver, address: RepositoryAddress, definition: str, keys: Sequence[str]
-) -> None:
+def add_dynamic_partitions(server: Webserver, address: RepositoryAddress, definition: str, keys: Sequence[str]) -> None:
     for key in keys:
         answer = server.graphql(
             ADD_PARTITION_MUTATION, {"repository": address.selector(), "definition": definition, "key": key}

@@ -103,7 +103,13 @@ def run_in_heading(paragraph: Paragraph, body_size: float) -> str:
     section number tells them from a bold phrase that merely opens a sentence.
     """
     lead = paragraph.first.lead
-    if lead and paragraph.first.size < body_size * LARGER_THAN_BODY and len(lead) <= MAX_HEADING_CHARS and is_section_number(lead) and not _LABEL_END.search(lead):
+    if (
+        lead
+        and paragraph.first.size < body_size * LARGER_THAN_BODY
+        and len(lead) <= MAX_HEADING_CHARS
+        and is_section_number(lead)
+        and not _LABEL_END.search(lead)
+    ):
         return lead
     return ""
 

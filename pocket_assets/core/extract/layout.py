@@ -165,9 +165,7 @@ def _reading_order(
     def flush() -> None:
         left = [item for item in band if item[0][2] <= middle + margin]
         right = [item for item in band if item[0][2] > middle + margin]
-        side_by_side = any(
-            r[0][1] < l[0][3] and l[0][1] < r[0][3] for l in left for r in right
-        )
+        side_by_side = any(r[0][1] < l[0][3] and l[0][1] < r[0][3] for l in left for r in right)
         if left and right and side_by_side:
             result.extend(lines for _, lines in left)
             result.extend(lines for _, lines in right)

@@ -51,9 +51,9 @@ def list_item_markdown(text: str) -> str:
     """`• x` -> `- x`, `3) x` -> `3. x`."""
     numbered = _NUMBERED_ITEM.match(text)
     if numbered:
-        return f"{numbered.group(1)}. {text[numbered.end():]}"
+        return f"{numbered.group(1)}. {text[numbered.end() :]}"
     bullet = _BULLET_ITEM.match(text)
-    return f"- {text[bullet.end():]}" if bullet else f"- {text}"
+    return f"- {text[bullet.end() :]}" if bullet else f"- {text}"
 
 
 def margin_signatures(scan: PageScan) -> tuple[str, ...]:
@@ -124,7 +124,13 @@ def _attach_lone_bullets(paragraphs: list[Paragraph]) -> list[Paragraph]:
             first = paragraph.first
             marked = Line(
                 f"{pending.text.strip()} {first.text.lstrip()}",
-                min(pending.x0, first.x0), first.y0, first.x1, first.y1, first.size, first.bold, first.mono,
+                min(pending.x0, first.x0),
+                first.y0,
+                first.x1,
+                first.y1,
+                first.size,
+                first.bold,
+                first.mono,
             )
             paragraph = Paragraph((marked, *paragraph.lines[1:]))
             pending = None

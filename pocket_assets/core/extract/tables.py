@@ -63,7 +63,10 @@ def _rules(page: pymupdf.Page) -> tuple[list[Segment], list[Segment]]:
 def _crosses_inside(inner: Segment, outer: Segment) -> bool:
     """`inner` (perpendicular) meets `outer` strictly inside it, as a column or row separator does."""
     position, start, end = inner
-    return outer[1] + CROSSING_MARGIN < position < outer[2] - CROSSING_MARGIN and start - RULE_GAP <= outer[0] <= end + RULE_GAP
+    return (
+        outer[1] + CROSSING_MARGIN < position < outer[2] - CROSSING_MARGIN
+        and start - RULE_GAP <= outer[0] <= end + RULE_GAP
+    )
 
 
 def may_hold_table(page: pymupdf.Page) -> bool:

@@ -2,7 +2,15 @@
 
 from pathlib import Path
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, TableColumn, TableRecord, TableSchema, asset
+from dagster import (
+    AssetExecutionContext,
+    MaterializeResult,
+    MetadataValue,
+    TableColumn,
+    TableRecord,
+    TableSchema,
+    asset,
+)
 
 from pocket_assets.core.embeddings import dense_rankings, embed_chunks
 from pocket_assets.core.export_selection import read_validated_chunks, select_for_export
@@ -84,8 +92,12 @@ def retrieval_eval(
     if evaluation.dense:
         bm25 = bm25_rankings(chunks, questions)
         dense = dense_rankings(
-            chunks, questions, _store_path(paths), evaluation.embedding_model,
-            query_prompt=evaluation.query_prompt, document_prompt=chunk_policy.document_prompt,
+            chunks,
+            questions,
+            _store_path(paths),
+            evaluation.embedding_model,
+            query_prompt=evaluation.query_prompt,
+            document_prompt=chunk_policy.document_prompt,
         )
         reports += [
             evaluate_rankings(dense, questions, reports[0].k_values, method="dense"),
@@ -94,9 +106,15 @@ def retrieval_eval(
     for warning in reports[0].warnings:
         context.log.warning(warning)
     policy = chunk_policy.policy(tokenizer.name)
-    metadata: dict = {"questions": len(questions), "chunker_version": policy.chunker_version, "policy_hash": policy.policy_hash}
+    metadata: dict = {
+        "questions": len(questions),
+        "chunker_version": policy.chunker_version,
+        "policy_hash": policy.policy_hash,
+    }
     for report in reports:
-        metadata.update({f"{report.method}_{name}": float(value) for name, value in report.metrics.items() if name != "questions"})
+        metadata.update(
+            {f"{report.method}_{name}": float(value) for name, value in report.metrics.items() if name != "questions"}
+        )
     metadata["per_question"] = _per_question_table(reports[0])
     return MaterializeResult(metadata=metadata, tags={"policy_hash": policy.policy_hash})
 

@@ -2,7 +2,16 @@
 
 from datetime import datetime, timezone
 
-from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, Failure, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    Failure,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from pocket_assets.core.export import write_corpus_exports
 from pocket_assets.core.export_selection import read_validated_chunks, select_for_export
@@ -22,7 +31,11 @@ STAGES = ("raw_pdf", "pages", "parents", "children", "table_summaries", "validat
     kinds={"json"},
     pool="corpus_export",
     deps=[validated_chunks],
-    check_specs=[AssetCheckSpec("corpus_ids_unique", asset="android_export", description="Chunk ids unique across the whole corpus.")],
+    check_specs=[
+        AssetCheckSpec(
+            "corpus_ids_unique", asset="android_export", description="Chunk ids unique across the whole corpus."
+        )
+    ],
     description="Per corpus (fr, intl): chunks_{corpus}.txt for the Google AI Edge RAG SDK, "
     "chunks_mode_b_{corpus}.json, chunks_{corpus}.hepilot.jsonl and id_redirects_{corpus}.json. "
     "Refused while any PDF's latest chunks fail their gates; a PDF removed from the folder disappears.",
@@ -58,7 +71,11 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
     return MaterializeResult(
         metadata=metadata,
         check_results=[
-            AssetCheckResult(check_name="corpus_ids_unique", passed=True, severity=AssetCheckSeverity.ERROR,
-                             metadata={"chunks": len(chunks)})
+            AssetCheckResult(
+                check_name="corpus_ids_unique",
+                passed=True,
+                severity=AssetCheckSeverity.ERROR,
+                metadata={"chunks": len(chunks)},
+            )
         ],
     )

@@ -1,6 +1,5 @@
 """Ingest: each PDF's identity, then its pages as canonical text."""
 
-
 from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue
 
 from pocket_assets.core.extract import extract_pages

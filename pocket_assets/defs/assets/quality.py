@@ -6,7 +6,14 @@ good `validated_chunks` file; the checks name the expectation, the count and the
 first offending ids with their pages; the other PDFs go on.
 """
 
-from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    MaterializeResult,
+    MetadataValue,
+)
 
 from pocket_assets.core.records import chunk_from_dict, page_from_dict, to_dict
 from pocket_assets.core.schemas import CHUNK_SCHEMA
@@ -33,9 +40,15 @@ class GateFailed(Exception):
     check_specs=[
         AssetCheckSpec(gate, asset="validated_chunks", blocking=True, description=description)
         for gate, description in (
-            ("expectations", "Great Expectations suite expectations/chunks.partition.json: unique ids, text "
-             "lengths, token caps, pages, sources, parent ids, chunk types and corpora."),
-            ("json_schema", "Every chunk record valid against the seed's Draft-07 schema expectations/chunk.schema.json."),
+            (
+                "expectations",
+                "Great Expectations suite expectations/chunks.partition.json: unique ids, text "
+                "lengths, token caps, pages, sources, parent ids, chunk types and corpora.",
+            ),
+            (
+                "json_schema",
+                "Every chunk record valid against the seed's Draft-07 schema expectations/chunk.schema.json.",
+            ),
             ("coverage", "Every page with text has a chunk; chunk texts are exact slices; children cover the text."),
         )
     ],
@@ -93,7 +106,10 @@ def _failure_sentence(key: str, report: GateReport) -> str:
 
 def _check_result(gate: str, reports: dict[str, GateReport], report_path: str) -> AssetCheckResult:
     failures = [
-        (key, result) for key, report in sorted(reports.items()) for result in report.gate_results(gate) if not result.passed
+        (key, result)
+        for key, report in sorted(reports.items())
+        for result in report.gate_results(gate)
+        if not result.passed
     ]
     lines = ["| PDF | expectation | count | first offending (id, page) |", "|---|---|---|---|"]
     lines += [
