@@ -33,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _ensure_dagster_home()
     if args.command == "ui":
-        os.execvp("dagster", ["dagster", "dev", "-w", "workspace.yaml"])
+        dagster = Path(sys.executable).with_name("dagster")  # the venv's, even when it is not activated
+        os.execv(dagster, [str(dagster), "dev", "-w", "workspace.yaml"])
     if args.command == "stale" or args.stale:
         from pocket_assets.defs.cli_stale import build_stale, list_stale  # Dagster imports only when needed
 
