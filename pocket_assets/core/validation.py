@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import jsonschema
 
+from pocket_assets.core.chunk_stats import pages_without_chunks
 from pocket_assets.core.document import canonical_text
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, PageRecord, to_dict
@@ -304,9 +305,8 @@ def check_coverage(
 
 
 def _pages_have_chunks(partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord]) -> GateResult:
-    cited = {page for chunk in chunks for page in chunk.pages}
     with_text = [page.page for page in pages if page.text.strip()]
-    missing = [page for page in with_text if page not in cited]
+    missing = pages_without_chunks(chunks, with_text)
     return GateResult(
         gate=COVERAGE_GATE,
         expectation=PAGES_HAVE_CHUNKS,
