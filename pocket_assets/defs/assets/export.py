@@ -18,11 +18,15 @@ from pocket_assets.core.export_selection import read_validated_chunks, select_fo
 from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.core.records import CORPORA
 from pocket_assets.core.validation import validate_corpus_ids
+from pocket_assets.defs.assets.chunking import children, parents, table_summaries
+from pocket_assets.defs.assets.ingest import pages, raw_pdf
 from pocket_assets.defs.assets.quality import validated_chunks
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
 
-STAGES = ("raw_pdf", "pages", "parents", "children", "table_summaries", "validated_chunks")
+# The per-PDF stages in lineage order: their manifests say why a PDF has no chunks.
+STAGE_DEFINITIONS = (raw_pdf, pages, parents, children, table_summaries, validated_chunks)
+STAGES = tuple(definition.key.to_user_string() for definition in STAGE_DEFINITIONS)
 
 
 @asset(
