@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from dagster import AssetKey
+from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.core.storage import STATUS_OK, PartitionStore
 from pocket_assets.defs.build import STAGE_ASSETS, build_definitions
@@ -28,8 +28,13 @@ class PdfSummary:
 
 
 def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, output_dir: str | None) -> int:
-    paths = cli_paths(raw_dir, output_dir)
-    instance = open_instance()
+    """Entering the instance makes it the process's current one (which resolving the job's
+    definitions reads) and disposes of it at the end."""
+    with open_instance() as instance:
+        return _build(instance, cli_paths(raw_dir, output_dir), pdfs, select)
+
+
+def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str]) -> int:
     keys = sync_partitions(instance, paths)
     wanted = [_partition_key(paths.raw_path, pdf) for pdf in pdfs] or keys
     unknown = sorted(set(wanted) - set(keys))
