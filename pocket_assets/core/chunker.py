@@ -1,8 +1,8 @@
 """Parents and children: token-accurate windows cut at the strongest boundary, with exact offsets.
 
-Every page is tokenized once (one batched call, offsets included); windows are
-planned on those offsets against the break points of `units.layout_document`,
-never by re-tokenizing candidates. The final texts are then counted exactly,
+Every page is tokenized once, offsets included (`slice_counts` assembles them
+from the page's distinct pieces); windows are planned on those offsets against
+the break points of `units.layout_document`, never by re-tokenizing candidates. The final texts are then counted exactly,
 and the count is what `tokens` records and what the limits are checked on: a
 window that comes out over its limit (sub-word merges differ a little between a
 slice and the whole page) is planned again with a smaller budget, so the limits
@@ -21,6 +21,7 @@ budget of a piece that starts past the header leaves room for it, and
 from __future__ import annotations
 
 import bisect
+import re
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
@@ -30,7 +31,7 @@ from pocket_assets.core.embed_text import citation, text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity
 from pocket_assets.core.sections import SectionIndex, build_section_index
-from pocket_assets.core.slice_counts import SliceCounter, TokenOffsets, page_token_offsets
+from pocket_assets.core.slice_counts import SliceCounter, TokenOffsets
 from pocket_assets.core.tokenizer import TokenCounter
 from pocket_assets.core.units import Boundary, DocumentLayout, layout_document
 
@@ -51,6 +52,8 @@ _CONTENT_CATEGORY = {
     "equation": "equation",
 }
 
+_NEWLINE = re.compile("\n")
+
 Span = tuple[int, int]
 
 
@@ -67,10 +70,9 @@ def chunk_document(
     pages = tuple(pages)
     layout = layout_document(pages)
     _check_page_spans(layout.text, pages)
-    token_offsets = page_token_offsets(pages, counter)
-    planner = _Planner(layout, token_offsets, policy.min_chars)
+    slices = SliceCounter(layout.text, pages, counter)
+    planner = _Planner(layout, slices.tokens, policy.min_chars)
     locator = _Locator(layout, pages)
-    slices = SliceCounter(layout.text, pages, token_offsets, counter)
 
     def parent_excess(spans: list[Span]) -> tuple[list[int], list[int]]:
         counts = slices.count_slices(spans)
@@ -354,7 +356,7 @@ class _Locator:
         self.pages = [page for page in pages if page.text]
         self.page_starts = [page.char_start for page in self.pages]
         text = layout.text
-        self.newlines = [index for index, char in enumerate(text) if char == "\n"] if "\n" in text else []
+        self.newlines = [match.start() for match in _NEWLINE.finditer(text)]
         self.structures = layout.structures
         self.structure_starts = [structure.start for structure in layout.structures]
         self.structure_ends = [structure.end for structure in layout.structures]

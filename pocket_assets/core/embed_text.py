@@ -7,15 +7,12 @@ this string, never on the chunk text alone.
 
 from __future__ import annotations
 
-import re
-
 CHUNK_SPLITTER = "<chunk_splitter>"
-_WHITESPACE = re.compile(r"\s+")
 
 
 def fold_whitespace(text: str) -> str:
     """Newlines and runs of whitespace become one space; nothing else changes."""
-    return _WHITESPACE.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def citation(source: str, page: int) -> str:

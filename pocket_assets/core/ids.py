@@ -13,9 +13,9 @@ import uuid
 # Fixed namespace for every UUIDv5 this project mints (uuid5 of the project name).
 POCKET_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://pocket-assets/chunks")
 
-_WHITESPACE = re.compile(r"\s+")
 _MARKDOWN_NOISE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s+|\|)|[*_`|]")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
+_ANCHOR_FIRST_PREFIX = 256
 
 
 def parent_id(source: str, page: int, index: int) -> str:
@@ -50,7 +50,7 @@ def doc_uid(partition_key: str) -> str:
 
 def revision8(canonical_text: str) -> str:
     """sha1_8 of the whitespace-normalized document text: changes only when the text does."""
-    normalized = _WHITESPACE.sub(" ", canonical_text).strip()
+    normalized = " ".join(canonical_text.split())
     return hashlib.sha1(normalized.encode("utf-8")).hexdigest()[:8]
 
 
@@ -61,13 +61,35 @@ def canonical_id(doc: str, revision: str, section_path: str | None, page: int, b
 
 
 def anchor(text: str, max_chars: int = 160) -> str:
-    """The first salient sentence: Markdown markers dropped, at least a few words long."""
-    lines = [_MARKDOWN_NOISE.sub("", line).strip() for line in text.splitlines()]
-    flat = " ".join(line for line in lines if line)
-    flat = _WHITESPACE.sub(" ", flat).strip()
-    sentences = [sentence for sentence in _SENTENCE_END.split(flat) if sentence]
-    chosen = next((sentence for sentence in sentences if len(sentence.split()) >= 4), flat)
-    if len(chosen) > max_chars:
-        cut = chosen[:max_chars]
-        chosen = cut[: cut.rfind(" ")] if " " in cut else cut
-    return chosen
+    """The first salient sentence: Markdown markers dropped, at least a few words long.
+
+    Read from growing prefixes: a sentence followed by more text inside a prefix
+    is final (later lines cannot change it), so most chunks never clean their
+    whole text. Only the whole text decides when no such sentence qualifies.
+    """
+    prefix_chars = _ANCHOR_FIRST_PREFIX
+    while prefix_chars < len(text):
+        sentences = _sentences(text[:prefix_chars])
+        chosen = next((sentence for sentence in sentences[:-1] if _salient(sentence)), None)
+        if chosen is not None:
+            return _shortened(chosen, max_chars)
+        prefix_chars *= 4
+    sentences = _sentences(text)
+    return _shortened(next((sentence for sentence in sentences if _salient(sentence)), " ".join(sentences)), max_chars)
+
+
+def _sentences(text: str) -> list[str]:
+    lines = (_MARKDOWN_NOISE.sub("", line).strip() for line in text.splitlines())
+    flat = " ".join(" ".join(line for line in lines if line).split())
+    return [sentence for sentence in _SENTENCE_END.split(flat) if sentence]
+
+
+def _salient(sentence: str) -> bool:
+    return len(sentence.split()) >= 4
+
+
+def _shortened(sentence: str, max_chars: int) -> str:
+    if len(sentence) <= max_chars:
+        return sentence
+    cut = sentence[:max_chars]
+    return cut[: cut.rfind(" ")] if " " in cut else cut

@@ -14,7 +14,9 @@ effective pre-tokenizer, spaces normalized to "▁") the boundaries are:
   anything else; no added token holds a space either.
 
 `splits_cleanly` checks those facts on the loaded tokenizer (any other tokenizer
-is counted the slow, plain way). Then the count of a slice is the page tokens
+is counted the slow, plain way). The same fact makes the page encoding itself
+cheap: a page's tokens are its pieces' tokens end to end, and a document has
+~5x fewer distinct pieces than pieces (`PieceTokens`). Then the count of a slice is the page tokens
 strictly between its first and last boundary plus the exact encoding of the two
 short edge pieces, memoized per document. An embedded string (folded whitespace,
 citation, prompt) is not a slice of the text: it is cut into the same pieces and
@@ -31,14 +33,14 @@ import json
 import operator
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from pocket_assets.core.records import PageRecord
 from pocket_assets.core.tokenizer import TokenCounter
 
 _SPACE_MARK = "\u2581"
 # A piece ends before a space that follows anything but " ", "▁" or ">", and at newline/non-newline transitions.
-PIECE = re.compile(r"\n+|[^\n](?:[^ \n]|(?<=[ \u2581>]) )*")
+PIECE = re.compile(r"\n+|[^\n][^ \n]*(?:(?<=[ \u2581>]) [^ \n]*)*")
 # The first such boundary at or after a position (the boundary is before the matched character).
 _BOUNDARY = re.compile(r"(?<=[^ \u2581>\n]) |(?<=\n)[^\n]|(?<=[^\n])\n")
 _EXPECTED_NORMALIZER = {"type": "Replace", "pattern": {"String": " "}, "content": _SPACE_MARK}
@@ -81,7 +83,7 @@ class TokenOffsets:
 
 
 def page_token_offsets(pages: Sequence[PageRecord], counter: TokenCounter) -> TokenOffsets:
-    """The one tokenizer pass over the document, page by page, in document offsets."""
+    """Every page's tokens through the tokenizer's whole pipeline, in document offsets."""
     starts: list[int] = []
     ends: list[int] = []
     filled = [page for page in pages if page.text]
@@ -93,19 +95,74 @@ def page_token_offsets(pages: Sequence[PageRecord], counter: TokenCounter) -> To
     return TokenOffsets(starts, ends)
 
 
-class SliceCounter:
-    """Token counts of one document's slices and derived strings, exact, with few tokenizer calls."""
+class PieceTokens:
+    """Token lengths of strings without a piece boundary inside, read from the BPE model itself.
 
-    def __init__(self, text: str, pages: Sequence[PageRecord], tokens: TokenOffsets, counter: TokenCounter) -> None:
+    The pipeline spends most of its time per call, not per character; a document
+    has ~5x fewer distinct pieces than pieces, and the model tokenizes one in a
+    few microseconds. Going around the pipeline is exact when no added token can
+    match (the string holds none of their first characters) and the tokens spell
+    the normalized string back (no byte fallback); anything else goes through the
+    pipeline. `lengths` is None for a string whose token offsets are not
+    contiguous (byte fallback inside one character).
+    """
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self.counter = counter
+        self.tokenize = counter.tokenizer.model.tokenize
+        self.needs_pipeline = _added_token_starts(counter)
+        self.lengths: dict[str, tuple[int, ...] | None] = {"": ()}
+        self.counts: dict[str, int] = {"": 0}
+
+    def learn(self, strings: Iterable[str]) -> None:
+        counts = self.counts
+        unknown = [string for string in dict.fromkeys(strings) if string not in counts]
+        lengths, tokenize, needs_pipeline = self.lengths, self.tokenize, self.needs_pipeline.search
+        through_pipeline = []
+        for string in unknown:
+            if needs_pipeline(string) is None:
+                normalized = string.replace(" ", _SPACE_MARK)
+                values = [token.value for token in tokenize(normalized)]
+                if "".join(values) == normalized:
+                    lengths[string] = tuple(map(len, values))
+                    counts[string] = len(values)
+                    continue
+            through_pipeline.append(string)
+        for string, encoding in zip(through_pipeline, self.counter.encode_batch(through_pipeline)):
+            offsets = encoding.offsets
+            edges = [0, *(end for _, end in offsets)]
+            contiguous = [start for start, _ in offsets] == edges[:-1] and edges[-1] == len(string)
+            lengths[string] = tuple(map(operator.sub, edges[1:], edges[:-1])) if contiguous else None
+            counts[string] = len(offsets)
+
+
+@functools.lru_cache(maxsize=4)
+def _added_token_starts(counter: TokenCounter) -> re.Pattern[str]:
+    """Characters that begin some added token: a string holding none cannot match one."""
+    firsts = {token.content[0] for token in counter.tokenizer.get_added_tokens_decoder().values() if token.content}
+    return re.compile("[" + "".join(map(re.escape, sorted(firsts))) + "]") if firsts else re.compile(r"(?!)")
+
+
+class SliceCounter:
+    """Token counts of one document's slices and derived strings, exact, with few tokenizer calls.
+
+    `tokens` are the pages' token offsets, for planning windows. With a tokenizer
+    that splits cleanly they are assembled from the pages' pieces (the same
+    offsets the pipeline gives, at a fraction of its cost); otherwise they come
+    from the pipeline and every count is a plain re-encoding.
+    """
+
+    def __init__(self, text: str, pages: Sequence[PageRecord], counter: TokenCounter) -> None:
         self.text = text
         self.counter = counter
         self.exact = splits_cleanly(counter)
-        self.token_starts = tokens.starts  # every page's token starts, in document offsets, sorted
-        self.memo: dict[str, int] = {}
         self.gap_starts: list[int] = []
         self.gap_corrections: list[int] = []  # cumulative
+        self.pieces = PieceTokens(counter)
+        self.memo = self.pieces.counts
+        self.tokens = self._tokens_from_pieces(pages) if self.exact else page_token_offsets(pages, counter)
+        self.token_starts = self.tokens.starts  # every page's token starts, in document offsets, sorted
         if self.exact:
-            self._learn_page_pieces(pages)
             self._index_page_gaps(pages)
 
     def count_slices(self, spans: Sequence[tuple[int, int]]) -> list[int]:
@@ -135,11 +192,7 @@ class SliceCounter:
         return [sum(map(lookup, text_pieces)) for text_pieces in pieces]
 
     def _learn(self, strings: Sequence[str]) -> None:
-        memo = self.memo
-        unknown = sorted({string for string in strings if string not in memo})
-        if unknown:
-            memo.update(zip(unknown, self.counter.count_batch(unknown)))
-        memo.setdefault("", 0)
+        self.pieces.learn(strings)
 
     def _first_boundary(self, start: int, end: int) -> int | None:
         """`start` itself when the whole text splits there, else the first boundary inside the slice."""
@@ -167,19 +220,29 @@ class SliceCounter:
             count += self.gap_corrections[last_gap] - self.gap_corrections[first_gap]
         return count
 
-    def _learn_page_pieces(self, pages: Sequence[PageRecord]) -> None:
-        """The pages' own pieces with their counts from the page encoding: most embedded pieces are among them."""
-        starts = self.token_starts
-        memo = self.memo
-        for page in pages:
-            if not page.text:
+    def _tokens_from_pieces(self, pages: Sequence[PageRecord]) -> TokenOffsets:
+        """Each page's token offsets as its pieces' token lengths laid end to end.
+
+        A page holding a piece whose offsets are not contiguous is encoded whole instead.
+        """
+        filled = [(page, PIECE.findall(page.text)) for page in pages if page.text]
+        self.pieces.learn(itertools.chain.from_iterable(pieces for _, pieces in filled))
+        lengths = self.pieces.lengths
+        irregular = {string for string, string_lengths in lengths.items() if string_lengths is None}
+        whole = {page.page for page, pieces in filled if irregular and not irregular.isdisjoint(pieces)}
+        starts: list[int] = []
+        ends: list[int] = []
+        for page, pieces in filled:
+            if page.page in whole:
+                offsets = page_token_offsets([page], self.counter)
+                starts.extend(offsets.starts)
+                ends.extend(offsets.ends)
                 continue
-            pieces = PIECE.findall(page.text)
-            edges = [
-                bisect.bisect_left(starts, offset)
-                for offset in itertools.accumulate(map(len, pieces), initial=page.char_start)
-            ]
-            memo.update(zip(pieces, map(operator.sub, edges[1:], edges)))
+            token_lengths = itertools.chain.from_iterable(map(lengths.__getitem__, pieces))
+            edges = list(itertools.accumulate(token_lengths, initial=page.char_start))
+            starts.extend(edges[:-1])
+            ends.extend(edges[1:])
+        return TokenOffsets(starts, ends)
 
     def _index_page_gaps(self, pages: Sequence[PageRecord]) -> None:
         """Each newline run holding a page separator: its tokens minus those the page encodings gave it.

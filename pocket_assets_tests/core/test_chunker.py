@@ -257,7 +257,8 @@ def test_slice_counts_equal_a_full_re_encoding_on_the_sample_pdfs(key, counter):
     assert splits_cleanly(counter)  # else the chunker falls back to plain counting and this proves nothing
     pages = extract_pages(RAW / key)
     text = canonical_text(pages)
-    slices = SliceCounter(text, pages, page_token_offsets(pages, counter), counter)
+    slices = SliceCounter(text, pages, counter)
+    assert slices.tokens == page_token_offsets(pages, counter)  # assembled from pieces = the pipeline's own
     generator = random.Random(key)
     starts = [generator.randint(0, len(text)) for _ in range(600)]
     spans = [(start, min(len(text), start + generator.choice((8, 40, 400, 3000)))) for start in starts]

@@ -7,6 +7,7 @@ import dataclasses
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from pocket_assets.core import ids
 from pocket_assets.core.chunker import chunk_document
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.embed_text import text_to_embed
@@ -129,10 +130,12 @@ def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
                 assert whole > policy.child_tokens - 4 or whole > policy.max_tokens - 8, text[start:end]
 
 
-# Characters at the edges of the tokenizer's merge rules: spaces after ">" or "▁", newline runs, tabs, added tokens.
+# Characters at the edges of the tokenizer's merge rules: spaces after ">" or "▁", newline runs, tabs, added tokens,
+# byte fallback.
 TRICKY = st.lists(
     st.sampled_from(
         ("a", "é", " ", "  ", "\n", "\n\n", "\t", ">", "</", "\u2581", "<table>", "x.", "1.5", "|", "\u00a0", "--")
+        + ("\u2e3b", "[multimodal]")  # a character the vocabulary spells in bytes; an added token
     ),
     max_size=40,
 ).map("".join)
@@ -144,7 +147,8 @@ def test_slice_counts_equal_a_full_re_encoding(page_texts, data):
     counter = load_tokenizer()
     pages = assemble_pages(PageContent(number, text, (), ()) for number, text in enumerate(page_texts, start=1))
     text = canonical_text(pages)
-    slices = SliceCounter(text, pages, page_token_offsets(pages, counter), counter)
+    slices = SliceCounter(text, pages, counter)
+    assert slices.tokens == page_token_offsets(pages, counter)  # assembled from pieces = the pipeline's own
     position = st.integers(0, len(text))
     spans = [
         tuple(sorted(pair)) for pair in data.draw(st.lists(st.tuples(position, position), min_size=1, max_size=20))
@@ -152,3 +156,18 @@ def test_slice_counts_equal_a_full_re_encoding(page_texts, data):
     assert slices.count_slices(spans) == counter.count_batch([text[start:end] for start, end in spans])
     strings = [text_to_embed(text[start:end], "a > </b.pdf", 3, "title: {title} | text: ") for start, end in spans]
     assert slices.count_texts(strings + [text]) == counter.count_batch(strings + [text])
+
+
+# Markdown markers, sentence ends and line breaks in every arrangement, for the anchor's prefix reading.
+ANCHOR_TEXT = st.lists(
+    st.sampled_from(("word", "Mot", " ", "\n", "\n\n", ". ", "; ", "# ", "- ", "1. ", "|", "*", "`", "\r\n", "é")),
+    max_size=200,
+).map("".join)
+
+
+@SETTINGS
+@given(ANCHOR_TEXT)
+def test_anchor_from_a_prefix_is_the_anchor_of_the_whole_text(text):
+    sentences = ids._sentences(text)
+    whole = next((sentence for sentence in sentences if ids._salient(sentence)), " ".join(sentences))
+    assert ids.anchor(text, 40) == ids._shortened(whole, 40)
