@@ -37,7 +37,7 @@ TABLE_DOCUMENTS = ("f-array.pdf", "R-data.pdf")
 # Printed R output inside a code listing (right under or above a command) is expected as code: the
 # listing is kept whole. f-array p. 5's nested tabulars demonstrate alignment and are not counted.
 TABLE_INVENTORY = (
-    ("f-array.pdf", 2, "ruled: preamble options", "16x2", "table", "inchangées"),
+    ("f-array.pdf", 2, "ruled: preamble options (find_tables reads 9x2)", "~15x2", "table", "inchangées"),
     ("f-array.pdf", 9, "unruled: classes of preamble tokens", "11x6", "table", "@-arg"),
     ("R-data.pdf", 9, "file excerpt, header + 1 row", "2x4", "table", "Greenmantle"),
     ("R-data.pdf", 16, "printed data frame after prose", "8x6", "table", "56271"),
@@ -45,7 +45,7 @@ TABLE_INVENTORY = (
     ("R-data.pdf", 17, "reshape() output in a listing", "10x6", "code", "2.2"),
     ("R-data.pdf", 18, "ftable() output in a listing", "6x9", "code", "Rejected"),
     ("R-data.pdf", 25, "data frame output in a listing", "5x5", "code", "UrbanPop"),
-    ("R-data.pdf", 26, "sqlTables() output in a listing", "3x5", "code", "TABLE_CAT"),
+    ("R-data.pdf", 26, "sqlTables() output in a listing", "2x5", "code", "TABLE_QUALIFIER"),
     ("R-data.pdf", 27, "sqlFetch() output in a listing", "8x3", "code", "Florida"),
 )
 REPEATS = 3  # timing runs per page; the fastest is kept
