@@ -3,8 +3,10 @@
 Per document: heading recall / precision / level agreement against the PDF's
 own outline (`doc.get_toc()`), tables found (and what the drawing pre-filter
 misses, for the table documents), share of `page.get_text()` words kept, and
-ms/page against plain `page.get_text()`. `--scale` extracts refman.pdf and
-reports peak RSS instead.
+ms/page against plain `page.get_text()`. Then every table a reader sees in the
+table documents (TABLE_INVENTORY, taken by eye from the rendered pages) with the
+block it became, and every table block found elsewhere (to judge as false
+positives). `--scale` extracts refman.pdf and reports peak RSS instead.
 
 Run: .venv/bin/python benchmarks/bench_extraction.py [--scale]
 """
@@ -24,12 +26,28 @@ import pymupdf
 
 from pocket_assets.core.extract import ExtractionOptions, iter_rendered_pages
 from pocket_assets.core.extract.cleanup import clean_text
+from pocket_assets.core.extract.layout import text_dict
 from pocket_assets.core.extract.scan import scan_page
-from pocket_assets.core.extract.tables import may_hold_table
+from pocket_assets.core.extract.tables import aligned_candidates, may_hold_table
 
 CORPUS = Path("/work/shared/corpus")
 SCALE_PDF = Path("/work/shared/corpus-scale/refman.pdf")
 TABLE_DOCUMENTS = ("f-array.pdf", "R-data.pdf")
+# (document, page, what the reader sees, rows x columns, expected block kind, a word only that table holds).
+# Printed R output inside a code listing (right under or above a command) is expected as code: the
+# listing is kept whole. f-array p. 5's nested tabulars demonstrate alignment and are not counted.
+TABLE_INVENTORY = (
+    ("f-array.pdf", 2, "ruled: preamble options (find_tables reads 9x2)", "~15x2", "table", "inchangées"),
+    ("f-array.pdf", 9, "unruled: classes of preamble tokens", "11x6", "table", "@-arg"),
+    ("R-data.pdf", 9, "file excerpt, header + 1 row", "2x4", "table", "Greenmantle"),
+    ("R-data.pdf", 16, "printed data frame after prose", "8x6", "table", "56271"),
+    ("R-data.pdf", 17, "stack() result after prose", "9x5", "table", "X11"),
+    ("R-data.pdf", 17, "reshape() output in a listing", "10x6", "code", "2.2"),
+    ("R-data.pdf", 18, "ftable() output in a listing", "6x9", "code", "Rejected"),
+    ("R-data.pdf", 25, "data frame output in a listing", "5x5", "code", "UrbanPop"),
+    ("R-data.pdf", 26, "sqlTables() output in a listing", "2x5", "code", "TABLE_QUALIFIER"),
+    ("R-data.pdf", 27, "sqlFetch() output in a listing", "8x3", "code", "Florida"),
+)
 REPEATS = 3  # timing runs per page; the fastest is kept
 _WORD = re.compile(r"\w+")
 # Both sides of the match drop what outlines and pages spell differently: the section word
@@ -114,8 +132,49 @@ def timings(document: pymupdf.Document) -> tuple[list[float], list[float]]:
 
 
 def prefilter_misses(document: pymupdf.Document) -> int:
-    """Tables that `find_tables()` with its layout model (default, 200x plain) sees on skipped pages."""
-    return sum(len(page.find_tables().tables) for page in document if not may_hold_table(page))
+    """Tables that `find_tables()` with its layout model (default, 200x plain) sees on pages neither pre-filter keeps."""
+    return sum(
+        len(page.find_tables().tables)
+        for page in document
+        if not may_hold_table(page) and not aligned_candidates(text_dict(page))
+    )
+
+
+def block_kind_holding(page, word: str) -> str:
+    """Kind of the first block of the rendered page whose text holds `word`, or "lost"."""
+    text = page.content.text
+    for block in page.content.blocks:
+        if word in text[block.char_start : block.char_end]:
+            return block.kind
+    return "lost"
+
+
+def table_shape(cells) -> str:
+    return f"{1 + len(cells.rows)}x{max(len(row) for row in (cells.header, *cells.rows))}"
+
+
+def report_tables(rendered_by_document: dict[str, list]) -> None:
+    """Each inventoried table with the block it became, then every other table block in the corpus."""
+    print("\ntable inventory (document page: what | seen | expected -> got)")
+    inventoried = set()
+    hits = 0
+    for document, number, what, shape, expected, word in TABLE_INVENTORY:
+        page = rendered_by_document[document][number - 1]
+        inventoried.add((document, number))
+        got = block_kind_holding(page, word)
+        hits += got == expected
+        shapes = [table_shape(block.table) for block in page.content.blocks if block.table is not None]
+        verdict = "found" if got == expected else "MISSED"
+        print(f"  {document} p{number}: {what} | {shape} | {expected} -> {got} {verdict} (tables on page: {shapes})")
+    print(f"  {hits}/{len(TABLE_INVENTORY)} as expected")
+    print("table blocks outside the inventory (judge each):")
+    for document, pages in rendered_by_document.items():
+        for page in pages:
+            if (document, page.content.page) in inventoried:
+                continue
+            for block in page.content.blocks:
+                if block.table is not None:
+                    print(f"  {document} p{page.content.page}: {table_shape(block.table)} {block.table.header}")
 
 
 def run_corpus() -> None:
@@ -124,9 +183,11 @@ def run_corpus() -> None:
         f"{'tables':>6} {'words':>6} {'ms/pg':>6} {'plain':>6} {'ratio':>5}"
     )
     all_plain, all_scan, all_total = [], [], []
+    rendered_by_document: dict[str, list] = {}
     for path in sorted(CORPUS.glob("*/*.pdf")):
         start = time.perf_counter()
         rendered = list(iter_rendered_pages(path, ExtractionOptions()))
+        rendered_by_document[path.name] = rendered
         total_ms = (time.perf_counter() - start) * 1000 / len(rendered)
         with pymupdf.open(path) as document:
             toc = document.get_toc()
@@ -153,8 +214,9 @@ def run_corpus() -> None:
         f"ratio {statistics.median(all_scan) / statistics.median(all_plain):.2f}x"
     )
     print(
-        "tables column: table blocks found / -tables the layout model of find_tables() sees on pages the pre-filter skipped"
+        "tables column: table blocks found / -tables the layout model of find_tables() sees on pages both pre-filters skip"
     )
+    report_tables(rendered_by_document)
 
 
 def run_scale() -> None:

@@ -298,3 +298,46 @@ def test_paragraphs_that_open_like_markdown_structure_are_escaped(tmp_path: Path
     assert paragraphs[2].startswith("\\+ plus sign first")
     assert paragraphs[3].startswith("\\2024. A year")
     assert _headings(result) == [] and _blocks_of(result, "list") == []
+
+
+def test_unruled_aligned_table_becomes_pipe_table_with_cells(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    y = _body(page, 80)
+    rows = [
+        ("Player", "Rating", "Club"),
+        ("Anand", "2751", "Chennai"),
+        ("Carlsen", "2830", "Oslo"),
+        ("Ding", "2780", "Wenzhou"),
+    ]
+    for row in rows:
+        y += 16
+        for x, value in zip((90, 220, 330), row):
+            page.insert_text((x, y), value, fontsize=11, fontname="helv")
+    _body(page, y + 40)
+    (page_record,) = extract_pages(_save(document, tmp_path))
+    (table,) = [block for block in page_record.blocks if block.kind == "table"]
+    assert table.table.header == ("Player", "Rating", "Club")
+    assert table.table.rows == (("Anand", "2751", "Chennai"), ("Carlsen", "2830", "Oslo"), ("Ding", "2780", "Wenzhou"))
+    assert page_record.text[table.char_start : table.char_end].splitlines()[0] == "| Player | Rating | Club |"
+    assert not any("Carlsen" in text for text in _blocks_of(page_record, "paragraph"))
+
+
+def test_prose_lists_and_two_columns_are_not_tables(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    y = _body(page, 80, lines=4)
+    for index in range(4):  # a bulleted list whose marker stands apart from its text
+        y += 14
+        page.insert_text((80, y), "•", fontsize=11, fontname="helv")
+        page.insert_text((100, y), f"the arbiter signs score sheet {index} at the end", fontsize=11, fontname="helv")
+    for index in range(4):  # a numbered list
+        y += 14
+        page.insert_text((72, y), f"{index + 1}. Players shake hands before the round.", fontsize=11, fontname="helv")
+    y += 10
+    for index in range(8):  # two columns of running text
+        y += 14
+        page.insert_text((60, y), f"left column of the rules, sentence {index} goes on.", fontsize=10, fontname="helv")
+        page.insert_text((320, y), f"right column keeps the story, line {index} of it.", fontsize=10, fontname="helv")
+    (page_record,) = extract_pages(_save(document, tmp_path))
+    assert not _blocks_of(page_record, "table")

@@ -62,7 +62,7 @@ class Paragraph:
 
 
 @lru_cache(maxsize=4096)
-def _font_style(font: str, flags: int) -> tuple[bool, bool]:
+def font_style(font: str, flags: int) -> tuple[bool, bool]:
     """(bold, monospaced) of a font; cached because pages repeat a handful of fonts over thousands of spans."""
     bold = bool(flags & _FLAG_BOLD) or bool(_BOLD_FONT.search(font))
     mono = bool(flags & _FLAG_MONOSPACED) or bool(_MONO_FONT.search(font))
@@ -73,7 +73,7 @@ def _bold_lead(spans: list[dict[str, Any]], text: str) -> str:
     """The bold words a line opens with when regular text follows them on the same line."""
     lead: list[str] = []
     for span in spans:
-        if not span["text"].strip() or _font_style(span["font"], span["flags"])[0]:
+        if not span["text"].strip() or font_style(span["font"], span["flags"])[0]:
             lead.append(span["text"])
         elif not "".join(lead).strip():
             return ""
@@ -106,7 +106,7 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
     for (font, flags, raw_size), (characters, words) in runs.items():
         size = round(raw_size, 1)
         weights[size] = weights.get(size, 0) + characters
-        span_bold, span_mono = _font_style(font, flags)
+        span_bold, span_mono = font_style(font, flags)
         bold = bold and span_bold
         if span_mono:
             any_mono = True
@@ -185,9 +185,13 @@ def _reading_order(
     return result
 
 
-def read_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[list[Line]]:
-    """The page's text blocks in reading order, each a list of lines."""
-    data = page.get_text("dict", flags=DICT_FLAGS, textpage=textpage)
+def text_dict(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> dict[str, Any]:
+    """The page's `get_text("dict")`, read once and shared by the line reader and the table pre-filter."""
+    return page.get_text("dict", flags=DICT_FLAGS, textpage=textpage)
+
+
+def read_lines(data: dict[str, Any], page_width: float) -> list[list[Line]]:
+    """The text blocks of a page's `text_dict` in reading order, each a list of lines."""
     blocks = []
     for block in data["blocks"]:
         if block.get("type", 0) != 0:
@@ -201,7 +205,7 @@ def read_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> 
                 max(line.y1 for line in lines),
             )
             blocks.append((box, lines))
-    return _reading_order(blocks, page.rect.width)
+    return _reading_order(blocks, page_width)
 
 
 def split_paragraphs(blocks: Iterable[list[Line]], starts_item: Any) -> list[Paragraph]:

@@ -9,13 +9,16 @@ re-reading the PDF.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pymupdf
 
-from pocket_assets.core.extract.layout import Line, read_lines
+from pocket_assets.core.extract.layout import Line, read_lines, text_dict
 from pocket_assets.core.extract.ocr import ocr_textpage
 from pocket_assets.core.extract.tables import (
     FoundTable,
+    aligned_candidates,
+    find_aligned_tables,
     find_page_tables,
     may_hold_table,
 )
@@ -44,22 +47,36 @@ class PageScan:
         return None
 
 
+def _page_tables(page: pymupdf.Page, data: dict[str, Any], warnings: list[str]) -> list[FoundTable]:
+    """Ruled tables on pages with crossing rules, then unruled ones on runs of aligned lines elsewhere."""
+    tables: list[FoundTable] = []
+    if may_hold_table(page):
+        try:
+            tables = find_page_tables(page)
+        except Exception as error:  # a table failure costs the table, never the page
+            warnings.append(f"table detection failed: {error}")
+    candidates = aligned_candidates(data)
+    if candidates:
+        tables += [
+            table for table in find_aligned_tables(candidates) if not any(table.overlaps(other) for other in tables)
+        ]
+        tables.sort(key=lambda table: (table.bbox[1], table.bbox[0]))
+    return tables
+
+
 def scan_page(
     page: pymupdf.Page, number: int, detect_tables: bool, ocr_language: str | None, tessdata: str | None
 ) -> PageScan:
     """Read one page; OCR it only when asked and it has no text layer."""
     warnings: list[str] = []
-    blocks = read_lines(page)
+    data = text_dict(page)
+    blocks = read_lines(data, page.rect.width)
     if not blocks and ocr_language and tessdata and page.get_images():
-        blocks = read_lines(page, ocr_textpage(page, ocr_language, tessdata))
+        data = text_dict(page, ocr_textpage(page, ocr_language, tessdata))
+        blocks = read_lines(data, page.rect.width)
     if not blocks and page.get_images():
         warnings.append(IMAGE_ONLY_WARNING)
-    tables: list[FoundTable] = []
-    if detect_tables and blocks and may_hold_table(page):
-        try:
-            tables = find_page_tables(page)
-        except Exception as error:  # a table failure costs the table, never the page
-            warnings.append(f"table detection failed: {error}")
+    tables = _page_tables(page, data, warnings) if detect_tables and blocks else []
     if tables:
         blocks = [
             [line for line in lines if not any(table.contains(line.x0, line.y0, line.x1, line.y1) for table in tables)]

@@ -1,17 +1,24 @@
-"""Ruled tables: a cheap vector-drawing test first, `find_tables()` only on the pages it keeps.
+"""Tables: ruled ones through `find_tables()`, unruled ones from aligned text; each behind a cheap test.
 
 `find_tables()` costs 40-200x plain text extraction; a page whose drawings hold
 no crossing rules cannot hold a ruled table, and that test costs less than
-reading the text.
+reading the text. Its layout model also finds unruled tables but costs ~200x
+plain, so unruled tables are read from the text dictionary the scan already
+holds: a run of lines that each break into pieces far apart on one baseline
+is a candidate, and only candidates are cut into columns and checked.
 """
 
 from __future__ import annotations
 
+import re
+import statistics
 from dataclasses import dataclass
+from typing import Any
 
 import pymupdf
 
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces
+from pocket_assets.core.extract.layout import font_style
 from pocket_assets.core.records import TableCells
 
 RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule
@@ -30,6 +37,14 @@ class FoundTable:
         """True when the centre of a text line lies inside the table."""
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         return self.bbox[0] <= cx <= self.bbox[2] and self.bbox[1] <= cy <= self.bbox[3]
+
+    def overlaps(self, other: FoundTable) -> bool:
+        return (
+            self.bbox[0] < other.bbox[2]
+            and other.bbox[0] < self.bbox[2]
+            and self.bbox[1] < other.bbox[3]
+            and other.bbox[1] < self.bbox[3]
+        )
 
 
 Segment = tuple[float, float, float]  # (fixed coordinate, start, end)
@@ -115,3 +130,226 @@ def pipe_table(cells: TableCells) -> str:
 
     separator = "|" + "|".join(["---"] * width) + "|"
     return "\n".join([render(cells.header), separator, *(render(row) for row in cells.rows)])
+
+
+# Unruled tables. Distances are in line heights (`ROW_*`) or in em of the text (`*_GUTTER`).
+PIECE_GAP = 0.8  # pieces of one baseline this far apart are separate cells (word spaces are ~0.3)
+ROW_GAP = 1.5  # a wider blank between two rows ends the table (a header rule leaves ~1.2)
+SAME_BASELINE = 0.35  # pieces whose bottoms differ by less than this share a row
+MIN_ROWS = 3  # header and two rows: fewer is a pair of lines that happen to align
+TEXT_GUTTER = 1.0  # proportional columns: wider than any justified word space
+MONO_GUTTER = 0.4  # monospaced columns (printed data frames) may be one space apart
+ALIGN_TOLERANCE = 1.5  # points: cells of one column share a left, right or centre edge this closely
+ALIGNED_SHARE = 0.6  # share of a column's cells that must share that edge
+MAX_MEAN_WORDS = 3.0  # cells of a table are short; prose laid out in columns is not
+MIN_COLUMN_FILL = 0.5  # a column empty in most rows is a phrase cut apart, not a column
+MAX_SENTENCES = 1  # more cells that read as sentences make a definition list or margin notes
+_SENTENCE = re.compile(r"\S+\s+\S+\s+.*\.$")
+_ELISION = re.compile(r"^\s*(?:\.\.\.|…)\s*$")
+_CODE = re.compile(r"<-|[(){};=\\\"#]|^>|^\+\s")  # R and TeX code among monospaced cells
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """A raw text line of the page dictionary: one run of text on a baseline."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    spans: tuple[dict[str, Any], ...]
+
+
+_Row = list[_Piece]  # pieces sharing a baseline, left to right
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    x0: float
+    x1: float
+    text: str
+
+
+def _page_rows(data: dict[str, Any]) -> list[_Row]:
+    """Every raw line of the page grouped by baseline across blocks, top to bottom.
+
+    Across blocks, because MuPDF often makes each column of a table its own block.
+    """
+    pieces = [
+        _Piece(*raw["bbox"], tuple(raw["spans"]))
+        for block in data["blocks"]
+        if block.get("type", 0) == 0
+        for raw in block["lines"]
+    ]
+    pieces.sort(key=lambda piece: piece.y1)
+    rows: list[_Row] = []
+    for piece in pieces:
+        if rows:
+            first = rows[-1][0]
+            if abs(piece.y1 - first.y1) < SAME_BASELINE * max(first.y1 - first.y0, 1.0):
+                rows[-1].append(piece)
+                continue
+        rows.append([piece])
+    for row in rows:
+        row.sort(key=lambda piece: piece.x0)
+    return rows
+
+
+def _is_split(row: _Row) -> bool:
+    """The row breaks into pieces far apart: cells, a tab stop, or two page columns."""
+    return any(right.x0 - left.x1 >= PIECE_GAP * max(left.y1 - left.y0, 1.0) for left, right in zip(row, row[1:]))
+
+
+def _height(row: _Row) -> float:
+    return max(max(piece.y1 - piece.y0 for piece in row), 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A run of split rows, with the rows right above and below it (a listing around it makes it code)."""
+
+    rows: list[_Row]
+    above: _Row | None
+    below: _Row | None
+
+
+def aligned_candidates(data: dict[str, Any]) -> list[Candidate]:
+    """The pre-filter: runs of at least MIN_ROWS consecutive split rows.
+
+    Reads only line boxes, never characters, so it costs a sort of the page's lines.
+    """
+    rows = _page_rows(data)
+    candidates: list[Candidate] = []
+    start = 0
+    while start < len(rows):
+        end = start
+        while (
+            end < len(rows)
+            and _is_split(rows[end])
+            and (end == start or rows[end][0].y0 - rows[end - 1][0].y1 <= ROW_GAP * _height(rows[end - 1]))
+        ):
+            end += 1
+        if end - start >= MIN_ROWS:
+            above = rows[start - 1] if start else None
+            below = rows[end] if end < len(rows) else None
+            candidates.append(Candidate(rows[start:end], above, below))
+        start = max(end, start + 1)
+    return candidates
+
+
+def _words(piece: _Piece) -> list[_Word]:
+    return [
+        _Word(span["bbox"][0], span["bbox"][2], span["text"].strip()) for span in piece.spans if span["text"].strip()
+    ]
+
+
+def _all_mono(rows: list[_Row]) -> bool:
+    """Every visible span monospaced, line numbers in another font aside (as `layout` reads listings)."""
+    return all(
+        font_style(span["font"], span["flags"])[1] or text.isdigit()
+        for row in rows
+        for piece in row
+        for span in piece.spans
+        if (text := span["text"].strip())
+    )
+
+
+def _columns(words: list[_Word], gutter: float) -> list[tuple[float, float]]:
+    """Column extents: x ranges covered by some word, split where no row has text for `gutter` points."""
+    columns: list[tuple[float, float]] = []
+    for word in sorted(words, key=lambda word: word.x0):
+        if columns and word.x0 - columns[-1][1] < gutter:
+            columns[-1] = (columns[-1][0], max(columns[-1][1], word.x1))
+        else:
+            columns.append((word.x0, word.x1))
+    return columns
+
+
+def _aligned(extents: list[tuple[float, float]]) -> bool:
+    """Most cells of a column share their left, right or centre edge (numbers right, labels left)."""
+    if len(extents) < MIN_ROWS:
+        return True
+    for edge in (
+        [x0 for x0, _ in extents],
+        [x1 for _, x1 in extents],
+        [(x0 + x1) / 2 for x0, x1 in extents],
+    ):
+        best = max(sum(abs(other - value) <= ALIGN_TOLERANCE for other in edge) for value in edge)
+        if best >= ALIGNED_SHARE * len(edge):
+            return True
+    return False
+
+
+def _grid(rows: list[_Row], gutter: float) -> tuple[list[list[str]], list[list[tuple[float, float]]]] | None:
+    """Rows of cell texts and, per column, the extents of its non-empty cells; None without 2 columns."""
+    row_words = [[word for piece in row for word in _words(piece)] for row in rows]
+    columns = _columns([word for words in row_words for word in words], gutter)
+    if len(columns) < 2:
+        return None
+    cells: list[list[str]] = []
+    extents: list[list[tuple[float, float]]] = [[] for _ in columns]
+    for words in row_words:
+        row_cells: list[list[_Word]] = [[] for _ in columns]
+        for word in words:
+            index = next(i for i, (_, x1) in enumerate(columns) if word.x0 <= x1)
+            row_cells[index].append(word)
+        cells.append([_cell_text(" ".join(word.text for word in cell)) for cell in row_cells])
+        for index, cell in enumerate(row_cells):
+            if cell:
+                extents[index].append((cell[0].x0, max(word.x1 for word in cell)))
+    return cells, extents
+
+
+def _reads_as_table(cells: list[list[str]], extents: list[list[tuple[float, float]]], mono: bool) -> bool:
+    """The guards against what also aligns: prose columns, definition lists, margin notes, code."""
+    filled = [cell for row in cells for cell in row if cell]
+    if any(sum(bool(cell) for cell in row) < 2 for row in cells):
+        return False
+    if statistics.fmean(len(cell.split()) for cell in filled) > MAX_MEAN_WORDS:
+        return False
+    if sum(bool(_SENTENCE.match(cell)) for cell in filled) > MAX_SENTENCES:
+        return False
+    if any(sum(bool(row[index]) for row in cells) < MIN_COLUMN_FILL * len(cells) for index in range(len(cells[0]))):
+        return False
+    if mono and any(_CODE.search(cell) for cell in filled):
+        return False
+    return all(_aligned(column) for column in extents)
+
+
+def _in_listing(neighbour: _Row | None, run: list[_Row]) -> bool:
+    """A monospaced line right above or below the rows: they are a program's output inside a code listing.
+
+    Such output stays in the listing's code block; a printed data frame shown on
+    its own, between paragraphs, is a table. A lone "..." eliding further rows
+    belongs to the output, not to the listing.
+    """
+    if neighbour is None or _ELISION.match(" ".join(span["text"] for piece in neighbour for span in piece.spans)):
+        return False
+    top, bottom = (neighbour, run[0]) if neighbour[0].y1 <= run[0][0].y0 else (run[-1], neighbour)
+    opening = next(span for piece in neighbour for span in piece.spans if span["text"].strip())
+    return bottom[0].y0 - top[0].y1 <= ROW_GAP * _height(top) and font_style(opening["font"], opening["flags"])[1]
+
+
+def find_aligned_tables(candidates: list[Candidate]) -> list[FoundTable]:
+    """Unruled tables among the pre-filter's candidates, in top-to-bottom order."""
+    found = []
+    for candidate in candidates:
+        run = candidate.rows
+        mono = _all_mono(run)
+        if mono and (_in_listing(candidate.above, run) or _in_listing(candidate.below, run)):
+            continue
+        sizes = [span["size"] for row in run for piece in row for span in piece.spans]
+        gutter = (MONO_GUTTER if mono else TEXT_GUTTER) * statistics.median(sizes)
+        grid = _grid(run, gutter)
+        if grid is None or not _reads_as_table(*grid, mono):
+            continue
+        cells = grid[0]
+        pieces = [piece for row in run for piece in row]
+        bbox = (
+            min(piece.x0 for piece in pieces),
+            min(piece.y0 for piece in pieces),
+            max(piece.x1 for piece in pieces),
+            max(piece.y1 for piece in pieces),
+        )
+        found.append(FoundTable(bbox, TableCells(header=tuple(cells[0]), rows=tuple(tuple(row) for row in cells[1:]))))
+    return found
