@@ -49,6 +49,7 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     from pocket_assets.core.policy import ChunkPolicy
     from pocket_assets.core.records import CORPORA, to_dict
     from pocket_assets.core.schemas import CHUNK_SCHEMA, PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
+    from pocket_assets.core.slice_counts import PieceTokens
     from pocket_assets.core.storage import STATUS_OK, PartitionManifest, PartitionStore
     from pocket_assets.core.summaries import ExtractiveSummarizer, summarize_tables
     from pocket_assets.core.summary_cache import SummaryCache
@@ -73,6 +74,7 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
         lap("store_writes")
 
     validated, reports, page_total = [], [], 0
+    piece_tokens = PieceTokens(counter)  # as the chunking assets share one per step
     for key in discover_pdfs(raw_dir):
         identity = inspect_pdf(raw_dir / key, key)
         lap("inspect_pdf")
@@ -81,7 +83,7 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
         page_total += len(pages)
         lap("extract_pages")
         save("pages", key, [to_dict(page) for page in pages], PAGE_SCHEMA, identity.sha256)
-        chunked = chunk_document(identity, pages, policy, counter)
+        chunked = chunk_document(identity, pages, policy, counter, piece_tokens)
         lap("chunk_document")
         save("parents", key, [to_dict(c) for c in chunked.parents], CHUNK_SCHEMA, identity.sha256)
         save("children", key, [to_dict(c) for c in chunked.children], CHUNK_SCHEMA, identity.sha256)

@@ -128,12 +128,15 @@ def _text_alone_counter(counter: TokenCounter) -> Callable[[str], int]:
 def ours(policy: ChunkPolicy, name: str, settings: str, keep_parents: bool = True) -> Contender | str:
     try:
         from pocket_assets.core.chunker import chunk_document
+        from pocket_assets.core.slice_counts import PieceTokens
     except ImportError as error:
         return f"{name}: pocket_assets.core.chunker.chunk_document cannot be imported yet ({error})"
 
     def factory(counter: TokenCounter) -> Callable[[Document], Output]:
+        piece_tokens = PieceTokens(counter)  # shared by the run's documents, cold in every run
+
         def run(document: Document) -> Output:
-            chunked = chunk_document(document.identity, document.pages, policy, counter)
+            chunked = chunk_document(document.identity, document.pages, policy, counter, piece_tokens)
             return Output(
                 embedded=[RawChunk(c.text, c.char_start, c.char_end, c.page) for c in chunked.children],
                 parents=[RawChunk(c.text, c.char_start, c.char_end, c.page) for c in chunked.parents]

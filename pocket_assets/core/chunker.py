@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from pocket_assets.core import ids
@@ -31,7 +31,7 @@ from pocket_assets.core.embed_text import citation, text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity
 from pocket_assets.core.sections import SectionIndex, build_section_index
-from pocket_assets.core.slice_counts import SliceCounter, TokenOffsets
+from pocket_assets.core.slice_counts import PieceTokens, SliceCounter, TokenOffsets
 from pocket_assets.core.tokenizer import TokenCounter
 from pocket_assets.core.units import Boundary, DocumentLayout, layout_document
 
@@ -64,13 +64,21 @@ class ChunkedDocument:
 
 
 def chunk_document(
-    identity: PdfIdentity, pages: Sequence[PageRecord], policy: ChunkPolicy, counter: TokenCounter
+    identity: PdfIdentity,
+    pages: Sequence[PageRecord],
+    policy: ChunkPolicy,
+    counter: TokenCounter,
+    piece_tokens: PieceTokens | None = None,
 ) -> ChunkedDocument:
-    """Parents over the document (or over each page in `pdf-page-v1` mode), children inside each parent."""
+    """Parents over the document (or over each page in `pdf-page-v1` mode), children inside each parent.
+
+    `piece_tokens` may be shared by the documents of one run (same `counter`): words common to
+    them are then tokenized once.
+    """
     pages = tuple(pages)
     layout = layout_document(pages)
     _check_page_spans(layout.text, pages)
-    slices = SliceCounter(layout.text, pages, counter)
+    slices = SliceCounter(layout.text, pages, piece_tokens or PieceTokens(counter))
     planner = _Planner(layout, slices.tokens, policy.min_chars)
     locator = _Locator(layout, pages)
 
@@ -349,6 +357,11 @@ def _trim_end(text: str, start: int, end: int) -> int:
 # --- records --------------------------------------------------------------------------------
 
 
+def _principal(shares: list[tuple[int, int]]) -> int:
+    """The page holding most of a span (the first of equals); 1 for a span on no page."""
+    return max(shares, key=lambda item: (item[1], -item[0]))[0] if shares else 1
+
+
 class _Locator:
     """Offsets to pages, lines and block structure, by binary search."""
 
@@ -374,8 +387,7 @@ class _Locator:
         return shares
 
     def principal_page(self, span: Span) -> int:
-        shares = self.page_shares(span)
-        return max(shares, key=lambda item: (item[1], -item[0]))[0] if shares else 1
+        return _principal(self.page_shares(span))
 
     def line(self, offset: int) -> int:
         return bisect.bisect_left(self.newlines, offset) + 1
@@ -413,19 +425,21 @@ def _records(
     revision = ids.revision8(layout.text)
     block_counters: Counter[str] = Counter()
     policy_hash = policy.policy_hash
-    parents: list[ChunkRecord] = []
-    children: list[ChunkRecord] = []
+    parent_spans = [span for span, _ in parent_windows]
+    child_spans = [span for windows in child_plan for span, _ in windows]
 
-    def make(draft_span: Span, tokens: int, chunk_type: str, record_id: str, parent: str | None) -> ChunkRecord:
-        start, end = draft_span
+    def make(
+        spans: list[Span], index: int, tokens: int, chunk_type: str, record_id: str, parent: str | None
+    ) -> ChunkRecord:
+        start, end = spans[index]
         text = layout.text[start:end]
-        shares = locator.page_shares(draft_span)
-        page = locator.principal_page(draft_span)
+        shares = locator.page_shares(spans[index])
+        page = _principal(shares)
         section = sections.section_at(start)
         block_key = section.section_id or f"p{page:03d}"
         block = block_counters[block_key]
         block_counters[block_key] += 1
-        content_type, features = locator.features(draft_span)
+        content_type, features = locator.features(spans[index])
         return ChunkRecord(
             id=record_id,
             text=text,
@@ -450,40 +464,23 @@ def _records(
             canonical_id=ids.canonical_id(doc_uid, revision, section.section_id, page, block),
             hash=ids.content_hash(text),
             anchor=ids.anchor(text[:_ANCHOR_PREFIX_CHARS]),
-            chunk_index=0,
-            total_chunks=0,
-            has_overlap_previous=False,
-            has_overlap_next=False,
+            chunk_index=index,
+            total_chunks=len(spans),
+            # Reading order and overlap against the neighbours of the same type.
+            has_overlap_previous=index > 0 and spans[index - 1][1] > start,
+            has_overlap_next=index + 1 < len(spans) and end > spans[index + 1][0],
             content_type=content_type,
             content_features=features,
             chunker_version=policy.chunker_version,
             policy_hash=policy_hash,
         )
 
+    parents: list[ChunkRecord] = []
+    children: list[ChunkRecord] = []
     for parent_index, ((parent_span, parent_tokens), child_windows) in enumerate(zip(parent_windows, child_plan)):
-        parent_page = locator.principal_page(parent_span)
-        parent_record_id = ids.parent_id(identity.source, parent_page, parent_index)
-        parents.append(make(parent_span, parent_tokens, "parent", parent_record_id, None))
-        for child_index, (child_span, child_tokens) in enumerate(child_windows):
+        parent_record_id = ids.parent_id(identity.source, locator.principal_page(parent_span), parent_index)
+        parents.append(make(parent_spans, parent_index, parent_tokens, "parent", parent_record_id, None))
+        for child_index, (_, child_tokens) in enumerate(child_windows):
             child_record_id = ids.child_id(parent_record_id, child_index)
-            children.append(make(child_span, child_tokens, "child", child_record_id, parent_record_id))
-    return ChunkedDocument(parents=_sequenced(parents), children=_sequenced(children))
-
-
-def _sequenced(records: list[ChunkRecord]) -> tuple[ChunkRecord, ...]:
-    """Reading-order index, total, and overlap flags against the neighbours of the same type."""
-    total = len(records)
-    out = []
-    for index, record in enumerate(records):
-        previous = records[index - 1] if index else None
-        following = records[index + 1] if index + 1 < total else None
-        out.append(
-            replace(
-                record,
-                chunk_index=index,
-                total_chunks=total,
-                has_overlap_previous=previous is not None and previous.char_end > record.char_start,
-                has_overlap_next=following is not None and record.char_end > following.char_start,
-            )
-        )
-    return tuple(out)
+            children.append(make(child_spans, len(children), child_tokens, "child", child_record_id, parent_record_id))
+    return ChunkedDocument(parents=tuple(parents), children=tuple(children))

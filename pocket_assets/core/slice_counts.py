@@ -152,14 +152,15 @@ class SliceCounter:
     from the pipeline and every count is a plain re-encoding.
     """
 
-    def __init__(self, text: str, pages: Sequence[PageRecord], counter: TokenCounter) -> None:
+    def __init__(self, text: str, pages: Sequence[PageRecord], pieces: PieceTokens) -> None:
+        counter = pieces.counter
         self.text = text
         self.counter = counter
         self.exact = splits_cleanly(counter)
         self.gap_starts: list[int] = []
         self.gap_corrections: list[int] = []  # cumulative
-        self.pieces = PieceTokens(counter)
-        self.memo = self.pieces.counts
+        self.pieces = pieces
+        self.memo = pieces.counts
         self.tokens = self._tokens_from_pieces(pages) if self.exact else page_token_offsets(pages, counter)
         self.token_starts = self.tokens.starts  # every page's token starts, in document offsets, sorted
         if self.exact:

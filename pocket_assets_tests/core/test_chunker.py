@@ -16,7 +16,7 @@ from pocket_assets.core.document import canonical_text
 from pocket_assets.core.embed_text import text_to_embed
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.slice_counts import SliceCounter, page_token_offsets, splits_cleanly
+from pocket_assets.core.slice_counts import PieceTokens, SliceCounter, page_token_offsets, splits_cleanly
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint, identity_for, markdown_table
 
@@ -257,7 +257,7 @@ def test_slice_counts_equal_a_full_re_encoding_on_the_sample_pdfs(key, counter):
     assert splits_cleanly(counter)  # else the chunker falls back to plain counting and this proves nothing
     pages = extract_pages(RAW / key)
     text = canonical_text(pages)
-    slices = SliceCounter(text, pages, counter)
+    slices = SliceCounter(text, pages, PieceTokens(counter))
     assert slices.tokens == page_token_offsets(pages, counter)  # assembled from pieces = the pipeline's own
     generator = random.Random(key)
     starts = [generator.randint(0, len(text)) for _ in range(600)]

@@ -12,7 +12,7 @@ from pocket_assets.core.chunker import chunk_document
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.embed_text import text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.slice_counts import SliceCounter, page_token_offsets
+from pocket_assets.core.slice_counts import PieceTokens, SliceCounter, page_token_offsets
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
 
@@ -147,7 +147,7 @@ def test_slice_counts_equal_a_full_re_encoding(page_texts, data):
     counter = load_tokenizer()
     pages = assemble_pages(PageContent(number, text, (), ()) for number, text in enumerate(page_texts, start=1))
     text = canonical_text(pages)
-    slices = SliceCounter(text, pages, counter)
+    slices = SliceCounter(text, pages, PieceTokens(counter))
     assert slices.tokens == page_token_offsets(pages, counter)  # assembled from pieces = the pipeline's own
     position = st.integers(0, len(text))
     spans = [

@@ -20,10 +20,10 @@ from pocket_assets.core.records import (
     to_dict,
 )
 from pocket_assets.core.schemas import CHUNK_SCHEMA
+from pocket_assets.core.slice_counts import PieceTokens
 from pocket_assets.core.storage import PartitionStore
 from pocket_assets.core.summaries import summarize_tables
 from pocket_assets.core.summary_cache import SummaryCache
-from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets.defs.assets.ingest import pages
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset
@@ -48,9 +48,10 @@ def _load_document(store: PartitionStore, key: str) -> tuple[PdfIdentity, tuple[
 _CHILDREN_HANDOFF: dict[tuple, tuple[ChunkRecord, ...]] = {}
 
 
-def _chunk(store: PartitionStore, key: str, policy: ChunkPolicy, tokenizer: str) -> ChunkedDocument:
+def _chunk(store: PartitionStore, key: str, policy: ChunkPolicy, piece_tokens: PieceTokens) -> ChunkedDocument:
+    """One step's PDFs share `piece_tokens`: words common to them are tokenized once."""
     identity, page_records = _load_document(store, key)
-    return chunk_document(identity, page_records, policy, load_tokenizer(tokenizer))
+    return chunk_document(identity, page_records, policy, piece_tokens.counter, piece_tokens)
 
 
 def _handoff_key(store: PartitionStore, key: str, policy: ChunkPolicy, tokenizer: str) -> tuple:
@@ -81,9 +82,10 @@ def parents(
 ) -> MaterializeResult:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer.name)
+    piece_tokens = PieceTokens(tokenizer.counter())
 
     def build(key: str) -> StageOutput:
-        chunked = _chunk(store, key, policy, tokenizer.name)
+        chunked = _chunk(store, key, policy, piece_tokens)
         _CHILDREN_HANDOFF[_handoff_key(store, key, policy, tokenizer.name)] = chunked.children
         return _chunk_output(chunked.parents, store.manifest("pages", key).source_sha256)
 
@@ -102,12 +104,13 @@ def children(
 ) -> MaterializeResult:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer.name)
+    piece_tokens = PieceTokens(tokenizer.counter())
 
     def build(key: str) -> StageOutput:
         stored_parents = tuple(chunk_from_dict(row) for row in store.read("parents", key))
         made = _CHILDREN_HANDOFF.pop(_handoff_key(store, key, policy, tokenizer.name), None)
         if made is None:
-            chunked = _chunk(store, key, policy, tokenizer.name)
+            chunked = _chunk(store, key, policy, piece_tokens)
             if chunked.parents != stored_parents:
                 raise RuntimeError(f"{key}: stored parents come from another chunking; materialize parents first")
             made = chunked.children
