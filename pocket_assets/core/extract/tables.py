@@ -326,7 +326,9 @@ def _in_listing(neighbour: _Row | None, run: list[_Row]) -> bool:
     if neighbour is None or _ELISION.match(" ".join(span["text"] for piece in neighbour for span in piece.spans)):
         return False
     top, bottom = (neighbour, run[0]) if neighbour[0].y1 <= run[0][0].y0 else (run[-1], neighbour)
-    opening = next(span for piece in neighbour for span in piece.spans if span["text"].strip())
+    opening = next((span for piece in neighbour for span in piece.spans if span["text"].strip()), None)
+    if opening is None:  # a line of blanks only
+        return False
     return bottom[0].y0 - top[0].y1 <= ROW_GAP * _height(top) and font_style(opening["font"], opening["flags"])[1]
 
 
