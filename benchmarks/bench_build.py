@@ -87,7 +87,9 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
         lap("chunk_document")
         save("parents", key, [to_dict(c) for c in chunked.parents], CHUNK_SCHEMA, identity.sha256)
         save("children", key, [to_dict(c) for c in chunked.children], CHUNK_SCHEMA, identity.sha256)
-        batch = summarize_tables(identity, pages, chunked.parents, policy, counter, summarizer, cache)
+        batch = summarize_tables(
+            identity, pages, chunked.parents, policy, counter, summarizer, cache, children=chunked.children
+        )
         lap("summarize_tables")
         save("table_summaries", key, [to_dict(c) for c in batch.chunks], CHUNK_SCHEMA, identity.sha256)
         chunks = [*chunked.parents, *chunked.children, *batch.chunks]

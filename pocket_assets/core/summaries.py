@@ -33,7 +33,7 @@ import urllib.error
 import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Iterable, Protocol, Sequence
 
 from pocket_assets.core import ids
 from pocket_assets.core.document import canonical_text
@@ -435,8 +435,13 @@ def summarize_tables(
     counter: TokenCounter,
     summarizer: Summarizer,
     cache: SummaryCache | None = None,
+    *,
+    children: Sequence[ChunkRecord] = (),
 ) -> SummaryBatch:
     """One `table_summary` record per table block, in reading order, linked to the parent holding it.
+
+    Canonical ids number a summary's block after the blocks `parents` and `children`
+    already use in its section and page, so no two records of a document share one.
 
     Each summary's text is folded to one line and trimmed (at a word, with
     `…`) until `text_to_embed` fits `policy.max_tokens`. Raises `SummaryError`
@@ -474,10 +479,14 @@ def summarize_tables(
     doc_uid = ids.doc_uid(identity.partition_key)
     revision = ids.revision8(canonical_text(pages)) if tables else ""  # hash the text only when needed
     token_counts = counter.count_batch(texts)
+    next_block = _next_free_blocks((*parents, *children))
     records = []
     for table, parent, text, tokens in zip(tables, holders, texts, token_counts):
         context = table.context
         record_id = ids.table_summary_id(identity.source, context.page, context.table_index)
+        block_prefix = ids.canonical_id(doc_uid, revision, parent.section_id, context.page, 0).rpartition("|b=")[0]
+        block = next_block.get(block_prefix, 0)
+        next_block[block_prefix] = block + 1
         records.append(
             ChunkRecord(
                 id=record_id,
@@ -500,7 +509,7 @@ def summarize_tables(
                 line_to=table.line_to,
                 chunk_uid=ids.chunk_uuid(document_id, record_id),
                 document_id=document_id,
-                canonical_id=ids.canonical_id(doc_uid, revision, parent.section_id, context.page, table.block_index),
+                canonical_id=ids.canonical_id(doc_uid, revision, parent.section_id, context.page, block),
                 hash=ids.content_hash(text),
                 anchor=ids.anchor(text),
                 chunk_index=context.table_index,
@@ -528,14 +537,23 @@ def summarize_tables(
 
 @dataclass(frozen=True)
 class _LocatedTable:
-    """A table's context and where it sits: document span, 1-based lines, block index on its page."""
+    """A table's context and where it sits: document span and 1-based lines."""
 
     context: TableContext
     char_start: int
     char_end: int
     line_from: int
     line_to: int
-    block_index: int
+
+
+def _next_free_blocks(chunks: Iterable[ChunkRecord]) -> dict[str, int]:
+    """Per canonical-id prefix (document, revision, section, page): the first block number no chunk uses."""
+    next_block: dict[str, int] = {}
+    for chunk in chunks:
+        prefix, _, block = chunk.canonical_id.rpartition("|b=")
+        if block.isdigit():
+            next_block[prefix] = max(next_block.get(prefix, 0), int(block) + 1)
+    return next_block
 
 
 def _locate_tables(identity: PdfIdentity, pages: tuple[PageRecord, ...]) -> list[_LocatedTable]:
@@ -549,7 +567,7 @@ def _locate_tables(identity: PdfIdentity, pages: tuple[PageRecord, ...]) -> list
     for page in pages:
         language: str | None = None  # read only on pages that hold a table
         previous: Block | None = None
-        for block_index, block in enumerate(page.blocks):
+        for block in page.blocks:
             block_text = page.text[block.char_start : block.char_end]
             if block.kind == "heading":
                 last_heading = fold_whitespace(_HEADING_MARKS.sub("", block_text)) or last_heading
@@ -577,7 +595,6 @@ def _locate_tables(identity: PdfIdentity, pages: tuple[PageRecord, ...]) -> list
                         char_end=page.char_start + block.char_end,
                         line_from=page.line_start + page.text.count("\n", 0, block.char_start),
                         line_to=page.line_start + page.text.count("\n", 0, max(block.char_end - 1, 0)),
-                        block_index=block_index,
                     )
                 )
             previous = block

@@ -58,7 +58,18 @@ OFFENDING_LIMIT = 10
 # The partition suite's `$PARAMETER`s; anything else in a suite is a configuration error.
 SUITE_PARAMETERS: frozenset[str] = frozenset({"parent_ids", "parent_tokens"})
 # Columns the suites may read; the frame holds nothing else, to keep GE's copies small.
-FRAME_COLUMNS: tuple[str, ...] = ("id", "page", "chunk_type", "corpus", "source", "text", "tokens", "parent_id")
+FRAME_COLUMNS: tuple[str, ...] = (
+    "id",
+    "canonical_id",
+    "chunk_uid",
+    "page",
+    "chunk_type",
+    "corpus",
+    "source",
+    "text",
+    "tokens",
+    "parent_id",
+)
 _IDENTITY_COLUMNS = ["id", "page"]
 _RESULT_FORMAT = {
     "result_format": "SUMMARY",

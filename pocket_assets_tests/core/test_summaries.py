@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pocket_assets.core import ids
+from pocket_assets.core.chunker import chunk_document
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.embed_text import text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
@@ -205,7 +206,7 @@ def test_summarize_tables_makes_one_linked_record_per_table(counter: TokenCounte
         assert chunk.chunk_uid == ids.chunk_uuid(ids.document_uuid(IDENTITY.partition_key), chunk.id)
         assert (chunk.chunker_version, chunk.policy_hash) == (policy.chunker_version, policy.policy_hash)
     assert [(chunk.chunk_index, chunk.total_chunks) for chunk in batch.chunks] == [(0, 2), (1, 2)]
-    assert calendar.canonical_id.endswith("|p=001|b=002")
+    assert calendar.canonical_id.endswith("|p=001|b=000")  # the test parents use no block
     stats = batch.stats
     assert (stats.tables, stats.summaries, stats.cache_hits, stats.llm_calls) == (2, 2, 0, 0)
     assert stats.tables_per_page == {1: 1, 2: 1}
@@ -262,3 +263,24 @@ def test_with_the_real_chunker_every_summary_resolves_to_a_parent(counter: Token
     for chunk in batch.chunks:
         holder = by_id[chunk.parent_id]
         assert holder.char_start <= chunk.char_start < holder.char_end
+
+
+def test_summary_canonical_ids_never_take_a_chunk_s_block(counter: TokenCounter) -> None:
+    """Summaries number their blocks after the parents' and children's in the same section and page."""
+    pages = build_pages()
+    chunked = chunk_document(IDENTITY, pages, ChunkPolicy(), counter)
+    batch = summarize_tables(
+        IDENTITY,
+        pages,
+        chunked.parents,
+        ChunkPolicy(),
+        counter,
+        ExtractiveSummarizer(counter),
+        children=chunked.children,
+    )
+    records = [*chunked.parents, *chunked.children, *batch.chunks]
+    assert len({record.canonical_id for record in records}) == len(records)
+    for summary in batch.chunks:
+        prefix = summary.canonical_id.rpartition("|b=")[0]
+        same_place = [record for record in chunked.parents + chunked.children if record.canonical_id.startswith(prefix)]
+        assert same_place, "the summary shares its section and page with the chunks around its table"

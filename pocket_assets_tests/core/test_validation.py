@@ -102,7 +102,7 @@ def make_chunk(
         line_to=1,
         chunk_uid=ids.chunk_uuid(document, chunk_id),
         document_id=document,
-        canonical_id=ids.canonical_id(ids.doc_uid(KEY), "00000000", None, page, 0),
+        canonical_id=ids.canonical_id(ids.doc_uid(KEY), "00000000", chunk_id, page, 0),  # unique as ids are
         hash=ids.content_hash(text),
         anchor=ids.anchor(text),
         chunk_index=0,
@@ -214,6 +214,13 @@ def test_duplicate_id_names_every_copy(gates: Gates) -> None:
     assert (result.gate, result.unexpected_count) == (EXPECTATIONS_GATE, 2)
 
 
+def test_duplicate_canonical_id_fails_its_own_expectation(gates: Gates) -> None:
+    chunks = make_chunks(make_pages())
+    first, second = by_id(chunks, "child", 0), by_id(chunks, "child", 1)
+    report = run(gates, replaced(chunks, second, canonical_id=first.canonical_id))
+    assert failed_expectations(report) == {"canonical_id_unique": ((first.id, first.page), (second.id, second.page))}
+
+
 def test_parent_cap_follows_the_policy_target(gates: Gates) -> None:
     chunks = make_chunks(make_pages())
     big_parent = replaced(chunks, by_id(chunks, "parent"), tokens=1500)
@@ -223,7 +230,12 @@ def test_parent_cap_follows_the_policy_target(gates: Gates) -> None:
 
 def test_offending_ids_are_capped_but_counted(gates: Gates) -> None:
     chunks = [dataclasses.replace(c, tokens=600) if c.chunk_type == "child" else c for c in make_chunks(make_pages())]
-    extra = [dataclasses.replace(chunks[1], id=f"{chunks[1].id}-copy{index:02d}") for index in range(12)]
+    extra = [
+        dataclasses.replace(
+            chunks[1], id=f"{chunks[1].id}-copy{index:02d}", canonical_id=f"copy{index}", chunk_uid=f"copy{index}"
+        )
+        for index in range(12)
+    ]
     [result] = run(gates, chunks + extra).failures()
     assert result.expectation == "searchable_tokens_cap"
     assert result.unexpected_count == 4 + 12

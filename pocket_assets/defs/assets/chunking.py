@@ -142,8 +142,12 @@ def table_summaries(
     def build(key: str) -> StageOutput:
         identity, page_records = _load_document(store, key)
         stored_parents = [chunk_from_dict(row) for row in store.read("parents", key)]
-        store.read("children", key)  # summaries ship with children: skip the PDF if they failed
-        batch = summarize_tables(identity, page_records, stored_parents, policy, counter, table_summarizer, cache)
+        # Summaries ship with children (a PDF whose children failed is skipped) and number their
+        # canonical-id blocks after theirs.
+        stored_children = [chunk_from_dict(row) for row in store.read("children", key)]
+        batch = summarize_tables(
+            identity, page_records, stored_parents, policy, counter, table_summarizer, cache, children=stored_children
+        )
         stats = batch.stats
         return _chunk_output(
             batch.chunks,
