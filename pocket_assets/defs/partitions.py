@@ -27,11 +27,13 @@ def pdf_asset(
     deps: Sequence[Any] = (),
     kinds: Sequence[str] = ("parquet",),
     versioned: bool = False,
+    code_version: str | None = None,
     check_specs: Sequence[AssetCheckSpec] | None = None,
 ):
     """`@asset` for a per-PDF stage: partitioned by PDF, single-run backfills, owned, grouped.
 
-    `versioned` stages depend on the chunk policy and carry its code version and tags.
+    `versioned` stages depend on the chunk policy and carry its code version and tags;
+    others may declare their own `code_version` (the extractor's, for pages).
     """
     return asset(
         partitions_def=pdf_partitions,
@@ -42,6 +44,6 @@ def pdf_asset(
         deps=list(deps),
         description=description,
         check_specs=check_specs,
-        code_version=CODE_VERSION if versioned else None,
+        code_version=CODE_VERSION if versioned else code_version,
         tags=VERSION_TAGS if versioned else None,
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 from dagster import DagsterInstance, JobDefinition, RunRequest, SkipReason, build_schedule_context
 from dagster._core.storage.tags import RUN_KEY_TAG, SCHEDULE_NAME_TAG
 
+from pocket_assets.core.extract import EXTRACTOR_VERSION
 from pocket_assets.core.storage import PartitionManifest
 from pocket_assets.defs.build import build_definitions
 from pocket_assets.defs.jobs import build_corpus_job
@@ -116,3 +117,4 @@ def test_cron_from_environment() -> None:
     assert refresh_cron({"POCKET_ASSETS_REFRESH_CRON": "30 1 * * 1-5"}) == "30 1 * * 1-5"
     assert corpus_refresh.cron_schedule == refresh_cron()
     assert set(stage_code_versions()) >= {"parents", "children", "validated_chunks"}
+    assert stage_code_versions()["pages"] == EXTRACTOR_VERSION, "an extractor bump marks pages stale"

@@ -28,12 +28,17 @@ from pocket_assets.core.pdf import iter_pdf_pages
 from pocket_assets.core.records import PageRecord
 
 __all__ = [
+    "EXTRACTOR_VERSION",
     "ExtractionOptions",
     "OcrUnavailableError",
     "RenderedPage",
     "extract_pages",
     "iter_rendered_pages",
 ]
+
+# Bump when the same PDF gives other page text or blocks: the `pages` asset's code version, so every
+# PDF extracted before is stale (v2: unruled tables, margin-label headings).
+EXTRACTOR_VERSION = "pocket-extract-v2"
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue
 
-from pocket_assets.core.extract import extract_pages
+from pocket_assets.core.extract import EXTRACTOR_VERSION, extract_pages
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.records import pdf_identity_from_dict, to_dict
 from pocket_assets.core.schemas import PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
@@ -57,6 +57,7 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
     deps=[raw_pdf],
     description="One row per page: canonical Markdown text, blocks with char spans, warnings "
     "(empty or image-only pages), and the page's span and first line in the document text.",
+    code_version=EXTRACTOR_VERSION,
 )
 def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource) -> MaterializeResult:
     store = paths.store()
@@ -79,4 +80,6 @@ def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: Extrac
             },
         )
 
-    return run_per_pdf(context, store, build, summarize=sum_of("page_count", "characters", "empty_pages"))
+    return run_per_pdf(
+        context, store, build, EXTRACTOR_VERSION, summarize=sum_of("page_count", "characters", "empty_pages")
+    )
