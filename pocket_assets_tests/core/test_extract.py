@@ -360,3 +360,25 @@ def test_bold_phrase_opening_a_paragraph_over_a_line_end_is_not_a_heading(tmp_pa
         text.startswith("Attention, these sorting schemes must not be selected globally but per")
         for text in _blocks_of(result, "paragraph")
     )
+
+
+def test_stacked_margin_labels_beside_a_paragraph_are_read_before_it_not_as_code(tmp_path: Path) -> None:
+    column = 140.0
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((column, 80), "10 The Environment Definitions", fontsize=14, fontname="hebo")
+    y = _body(page, 110, x=column)
+    for number, code in enumerate(("\\def\\@tabarray{\\@ifnextchar[", "\\@array[c]}}"), start=211):
+        page.insert_text((column, y), f"{number} {code}", fontsize=11, fontname="cour")
+        y += 14
+    y += 16
+    # Two labels stacked down the side of one paragraph, set a point below its first line.
+    _margin_label(page, y + 1, "\\tabular", column, "cour", gap=6)
+    _margin_label(page, y + 15, "\\tabular*", column, "cour", gap=6)
+    _body(page, y, lines=3, x=column)
+    result = extract_pages(_save(document, tmp_path))[0]
+    blocks = [(block.kind, result.text[block.char_start : block.char_end]) for block in result.blocks]
+    code = next(index for index, (kind, _) in enumerate(blocks) if kind == "code")
+    assert "\\tabular" not in blocks[code][1]
+    assert blocks[code + 1 : code + 3] == [("heading", "## \\tabular"), ("heading", "## \\tabular*")]
+    assert blocks[code + 3][1].startswith("The arbiter records")

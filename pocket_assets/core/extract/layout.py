@@ -32,6 +32,7 @@ EDGE_TOLERANCE = 1.0  # pt: how far text may stick out of the text column's left
 FULL_LINE_SLACK = 0.02  # of the page width: a line ending this close to the text's right edge is a full line
 MARGIN_LABEL_MAX_WORDS = 3
 MARGIN_LABEL_MAX_CHARS = 40
+LABEL_LOOKBACK = 4  # blocks above a margin block among which the block it labels is looked for
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -284,6 +285,29 @@ def _block_lines(block: dict[str, Any]) -> list[Line]:
     return lines
 
 
+def _labels_before_what_they_label(
+    ordered: list[tuple[tuple[float, float, float, float], list[Line]]],
+) -> list[tuple[tuple[float, float, float, float], list[Line]]]:
+    """Blocks top to bottom, a block set in the margin beside another read just before it.
+
+    Margin labels may be blocks of their own, beside the first lines of the
+    paragraph they label, a point below its top or stacked down its side; by
+    height alone they would be read after that paragraph's first line. A block
+    is beside another when it lies entirely left of it and starts within its
+    height; only the few blocks just above are looked at, the page stays linear.
+    """
+    keys = []
+    for index, (box, _) in enumerate(ordered):
+        target = index
+        for previous in range(index - 1, max(index - LABEL_LOOKBACK, 0) - 1, -1):
+            other = ordered[previous][0]
+            if other[0] >= box[2] and other[1] <= box[1] < other[3]:
+                target = previous
+                break
+        keys.append((target, 0 if target != index else 1, box[1]))
+    return [ordered[index] for index in sorted(range(len(ordered)), key=keys.__getitem__)]
+
+
 def _reading_order(
     blocks: list[tuple[tuple[float, float, float, float], list[Line]]], page_width: float
 ) -> list[list[Line]]:
@@ -295,7 +319,7 @@ def _reading_order(
     """
     middle = page_width / 2
     margin = page_width * 0.02
-    ordered = sorted(blocks, key=lambda item: (round(item[0][1], 1), item[0][0]))
+    ordered = _labels_before_what_they_label(sorted(blocks, key=lambda item: (round(item[0][1], 1), item[0][0])))
     result: list[list[Line]] = []
     band: list[tuple[tuple[float, float, float, float], list[Line]]] = []
 

@@ -178,6 +178,7 @@ class RenderedPage:
     content: PageContent
     removed_lines: tuple[str, ...]  # running headers, footers and page counters taken out
     section_level: int = 0  # level of the last section heading so far: margin labels on the next page sit below it
+    label_headings: tuple[int, ...] = ()  # indices in content.blocks of the headings that are margin labels
 
 
 class _PageWriter:
@@ -217,6 +218,7 @@ def render_page(
     """
     paragraphs, removed = page_paragraphs(scan, running, column_left)
     writer = _PageWriter()
+    label_headings: list[int] = []
     tables = list(scan.tables)
     index = 0
     while index < len(paragraphs):
@@ -227,6 +229,7 @@ def render_page(
         if is_margin_label(paragraph):
             label_level = min(section_level + 1, MAX_LEVEL)
             writer.add("heading", f"{'#' * label_level} {text}", level=label_level)
+            label_headings.append(len(writer.blocks) - 1)
             index += 1
             continue
         level = scale.level(paragraph, text, scan.number)
@@ -251,7 +254,11 @@ def render_page(
             writer.add("heading", f"{'#' * level} {text}", level=level)
         elif all(line.mono for line in paragraph.lines):
             run = [paragraph]
-            while index + 1 < len(paragraphs) and all(line.mono for line in paragraphs[index + 1].lines):
+            while (
+                index + 1 < len(paragraphs)
+                and all(line.mono for line in paragraphs[index + 1].lines)
+                and not is_margin_label(paragraphs[index + 1])
+            ):
                 index += 1
                 run.append(paragraphs[index])
             writer.add("code", _code_markdown(run))
@@ -270,4 +277,5 @@ def render_page(
     warnings = scan.warnings
     if not text and not warnings:
         warnings = (EMPTY_WARNING,)
-    return RenderedPage(PageContent(scan.number, text, tuple(writer.blocks), warnings), removed, section_level)
+    content = PageContent(scan.number, text, tuple(writer.blocks), warnings)
+    return RenderedPage(content, removed, section_level, tuple(label_headings))
