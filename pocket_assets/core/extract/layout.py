@@ -187,7 +187,7 @@ def _label_cut(spans: list[dict[str, Any]], text: str) -> LabelCut | None:
         if length > MARGIN_LABEL_MAX_CHARS:
             return None
         end = index + 1
-    term = clean_text("".join([span["text"] for span in spans[:end]])).strip()
+    term = "".join([span["text"] for span in spans[:end]]).strip()
     if (
         term[:1].isdigit()  # a listing's line number, not a term
         or len(term.split()) > MARGIN_LABEL_MAX_WORDS
@@ -195,6 +195,9 @@ def _label_cut(spans: list[dict[str, Any]], text: str) -> LabelCut | None:
     ):
         return None
     start = text.find(term)
+    if start < 0:  # ligatures or soft hyphens that the line's text has cleaned
+        term = clean_text(term)
+        start = text.find(term)
     if start < 0 or text[:start].strip():
         return None
     return LabelCut(start + len(term), spans[end - 1]["bbox"][2], rest_x0)
