@@ -3,10 +3,13 @@
 Per document: heading recall / precision / level agreement against the PDF's
 own outline (`doc.get_toc()`), tables found (and what the drawing pre-filter
 misses, for the table documents), share of `page.get_text()` words kept, and
-ms/page against plain `page.get_text()`. `--scale` extracts refman.pdf and
-reports peak RSS instead.
+ms/page against plain `page.get_text()`. Precision is given strictly and in the
+outline's scope: only headings of a kind (margin label, numbered, unnumbered)
+that the outline lists at least once, since authors bookmark kinds as a whole.
+`--extras` lists the headings that are no outline entry; `--scale` extracts
+refman.pdf and reports peak RSS instead.
 
-Run: .venv/bin/python benchmarks/bench_extraction.py [--scale]
+Run: .venv/bin/python benchmarks/bench_extraction.py [--extras] [--scale]
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from pathlib import Path
 from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import running_signatures
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus
-from pocket_assets.core.extract.layout import document_column_lefts
+from pocket_assets.core.extract.layout import document_column_lefts, text_column_left
 from pocket_assets.core.extract.markdown import (
     RenderedPage,
     margin_signatures,
@@ -51,17 +51,18 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
     options = options or ExtractionOptions()
     tessdata = tessdata_folder(options.ocr_language) if options.ocr else None
     scans: list[PageScan] = []
+    page_column_lefts: list[float | None] = []
     for number, page in iter_pdf_pages(path):
-        scans.append(
-            scan_page(
-                page,
-                number,
-                detect_tables=options.detect_tables,
-                ocr_language=options.ocr_language if options.ocr else None,
-                tessdata=tessdata,
-            )
+        scan = scan_page(
+            page,
+            number,
+            detect_tables=options.detect_tables,
+            ocr_language=options.ocr_language if options.ocr else None,
+            tessdata=tessdata,
         )
-    column_lefts = document_column_lefts([scan.column_left for scan in scans])
+        scans.append(scan)
+        page_column_lefts.append(text_column_left([line for lines in scan.blocks for line in lines], page.rect.width))
+    column_lefts = document_column_lefts(page_column_lefts)
     census = StyleCensus()
     for scan, column_left in zip(scans, column_lefts):
         for paragraph in page_paragraphs(scan, frozenset(), column_left)[0]:

@@ -349,12 +349,13 @@ def _reading_order(
     return result
 
 
-def read_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> tuple[list[list[Line]], float | None]:
-    """The page's text blocks in reading order, each a list of lines, and its text column's left edge."""
+def read_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[list[Line]]:
+    """The page's text blocks in reading order, each a list of lines."""
     data = page.get_text("dict", flags=DICT_FLAGS, textpage=textpage)
-    text_blocks = [block for block in data["blocks"] if block.get("type", 0) == 0]
     blocks = []
-    for block in text_blocks:
+    for block in data["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
         lines = _block_lines(block)
         if lines:
             box = (
@@ -364,8 +365,7 @@ def read_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> 
                 max(line.y1 for line in lines),
             )
             blocks.append((box, lines))
-    column_left = text_column_left([line for _, lines in blocks for line in lines], page.rect.width)
-    return _reading_order(blocks, page.rect.width), column_left
+    return _reading_order(blocks, page.rect.width)
 
 
 def split_paragraphs(blocks: Iterable[list[Line]], starts_item: Any) -> list[Paragraph]:

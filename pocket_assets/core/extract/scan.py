@@ -34,7 +34,6 @@ class PageScan:
     blocks: tuple[tuple[Line, ...], ...]  # reading order; lines inside tables left out
     tables: tuple[FoundTable, ...]
     warnings: tuple[str, ...]
-    column_left: float | None = None  # the page's own estimate of its text column's left edge
 
     def margin_position(self, line: Line) -> str | None:
         """'top' or 'bottom' when the line sits in a page margin band."""
@@ -50,9 +49,9 @@ def scan_page(
 ) -> PageScan:
     """Read one page; OCR it only when asked and it has no text layer."""
     warnings: list[str] = []
-    blocks, column_left = read_lines(page)
+    blocks = read_lines(page)
     if not blocks and ocr_language and tessdata and page.get_images():
-        blocks, column_left = read_lines(page, ocr_textpage(page, ocr_language, tessdata))
+        blocks = read_lines(page, ocr_textpage(page, ocr_language, tessdata))
     if not blocks and page.get_images():
         warnings.append(IMAGE_ONLY_WARNING)
     tables: list[FoundTable] = []
@@ -73,5 +72,4 @@ def scan_page(
         blocks=tuple(tuple(lines) for lines in blocks),
         tables=tuple(tables),
         warnings=tuple(warnings),
-        column_left=column_left,
     )
