@@ -3,12 +3,15 @@
 Per document: heading recall / precision / level agreement against the PDF's
 own outline (`doc.get_toc()`), tables found (and what the drawing pre-filter
 misses, for the table documents), share of `page.get_text()` words kept, and
-ms/page against plain `page.get_text()`. Then every table a reader sees in the
-table documents (TABLE_INVENTORY, taken by eye from the rendered pages) with the
-block it became, and every table block found elsewhere (to judge as false
-positives). `--scale` extracts refman.pdf and reports peak RSS instead.
+ms/page against plain `page.get_text()`. Precision is given strictly and in the
+outline's scope: only headings of a kind (margin label, numbered, unnumbered)
+that the outline lists at least once, since authors bookmark kinds as a whole.
+Then every table a reader sees in the table documents (TABLE_INVENTORY, taken by
+eye from the rendered pages) with the block it became, and every table block
+found elsewhere (to judge as false positives). `--extras` lists the headings
+that are no outline entry; `--scale` extracts refman.pdf and reports peak RSS instead.
 
-Run: .venv/bin/python benchmarks/bench_extraction.py [--scale]
+Run: .venv/bin/python benchmarks/bench_extraction.py [--extras] [--scale]
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import statistics
 import time
 import unicodedata
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
@@ -55,6 +59,8 @@ _WORD = re.compile(r"\w+")
 # ("MacOSX" in an outline for "Mac OS X" on the page). The words of the title must still agree.
 _SECTION_WORD = re.compile(r"^(?:appendix|annexe|chapter|chapitre)\s+", re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+")
+_NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)+)\.?(?:\s|$)")
+_SECTION_NUMBER = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)+)\.?(?:\s|$)")
 _HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])-\n\s*(?=[a-z])")
 
 
@@ -70,29 +76,84 @@ def words(text: str) -> Counter[str]:
     return Counter(_WORD.findall(text.lower()))
 
 
-def heading_scores(toc: list, rendered: list) -> tuple[int, int, int, int, int]:
-    """(outline entries, found, level agreements, headings emitted, headings matching the outline)."""
-    headings: dict[int, list[tuple[str, int]]] = {}
+@dataclass(frozen=True)
+class HeadingScores:
+    entries: int  # outline entries on a page
+    found: int  # entries found as a heading on their page
+    agree: int  # found entries whose heading has the outline's level (capped at 4)
+    emitted: int  # headings extracted
+    matching: int  # headings that are an outline entry of their page
+    in_scope: int  # headings of a kind the outline lists (see heading_kind)
+    in_scope_matching: int
+    extras: tuple[str, ...]  # "p.N [kind] heading" for each heading that is no outline entry
+
+
+def heading_kind(text: str, is_label: bool) -> str:
+    """'margin label', 'numbered' or 'unnumbered': kinds an author bookmarks or not as a whole.
+
+    LaTeX puts numbered sections in the outline and leaves starred (unnumbered)
+    ones out unless asked; command references bookmark their margin labels or not.
+    """
+    if is_label:
+        return "margin label"
+    text = _SECTION_WORD.sub("", unicodedata.normalize("NFKC", text).lstrip("# ").strip())
+    return "numbered" if _NUMBERED.match(text) else "unnumbered"
+
+
+def section_number(text: str) -> str:
+    """`1.2.1` of "1.2.1 \\frenchsetup{options}": two levels or more, which name one section of a document."""
+    match = _SECTION_NUMBER.match(_SECTION_WORD.sub("", unicodedata.normalize("NFKC", text).lstrip("# ").strip()))
+    return match.group(1) if match else ""
+
+
+def _same_section(entry: tuple[str, str], heading: tuple[str, str]) -> bool:
+    """Same normalized title, or the same section number (outlines drop a title's macro arguments)."""
+    return entry[0] == heading[0] or bool(entry[1]) and entry[1] == heading[1]
+
+
+def heading_scores(toc: list, rendered: list) -> HeadingScores:
+    """Outline entries found on their page, and headings that are outline entries, strictly and in scope."""
+    headings: dict[int, list[tuple[tuple[str, str], int, str, str]]] = {}
     for page in rendered:
         text = page.content.text
-        headings[page.content.page] = [
-            (normalized_title(text[block.char_start : block.char_end]), block.level)
-            for block in page.content.blocks
-            if block.kind == "heading"
-        ]
-    entries = [(level, normalized_title(title), page) for level, title, page, *_ in toc if page >= 1]
+        found_headings = []
+        for index, block in enumerate(page.content.blocks):
+            if block.kind == "heading":
+                raw = text[block.char_start : block.char_end]
+                key = (normalized_title(raw), section_number(raw))
+                found_headings.append((key, block.level, heading_kind(raw, index in page.label_headings), raw))
+        headings[page.content.page] = found_headings
+    entries = [
+        (level, (normalized_title(title), section_number(title)), page) for level, title, page, *_ in toc if page >= 1
+    ]
     found = agree = 0
-    for level, title, page in entries:
-        levels = [heading_level for text, heading_level in headings.get(page, []) if text == title]
-        if levels:
+    scope: set[str] = set()
+    for level, key, page in entries:
+        matches = [
+            (heading_level, kind)
+            for heading, heading_level, kind, _ in headings.get(page, [])
+            if _same_section(key, heading)
+        ]
+        if matches:
             found += 1
-            agree += min(level, 4) in levels
-    titles_by_page: dict[int, set[str]] = {}
-    for _, title, page in entries:
-        titles_by_page.setdefault(page, set()).add(title)
-    emitted = sum(len(items) for items in headings.values())
-    matching = sum(text in titles_by_page.get(page, set()) for page, items in headings.items() for text, _ in items)
-    return len(entries), found, agree, emitted, matching
+            agree += min(level, 4) in [heading_level for heading_level, _ in matches]
+            scope.update(kind for _, kind in matches)
+    keys_by_page: dict[int, list[tuple[str, str]]] = {}
+    for _, key, page in entries:
+        keys_by_page.setdefault(page, []).append(key)
+    emitted = matching = in_scope = in_scope_matching = 0
+    extras = []
+    for page, items in headings.items():
+        for heading, _, kind, raw in items:
+            is_entry = any(_same_section(key, heading) for key in keys_by_page.get(page, []))
+            emitted += 1
+            matching += is_entry
+            if kind in scope:
+                in_scope += 1
+                in_scope_matching += is_entry
+            if not is_entry:
+                extras.append(f"p.{page} [{kind}{'' if kind in scope else ', out of scope'}] {raw[:90]}")
+    return HeadingScores(len(entries), found, agree, emitted, matching, in_scope, in_scope_matching, tuple(extras))
 
 
 def word_share(document: pymupdf.Document, rendered: list) -> float:
@@ -177,9 +238,9 @@ def report_tables(rendered_by_document: dict[str, list]) -> None:
                     print(f"  {document} p{page.content.page}: {table_shape(block.table)} {block.table.header}")
 
 
-def run_corpus() -> None:
+def run_corpus(show_extras: bool) -> None:
     print(
-        f"{'document':16} {'pages':>5} {'toc':>4} {'recall':>6} {'prec':>5} {'level':>5} "
+        f"{'document':16} {'pages':>5} {'toc':>4} {'recall':>6} {'prec':>5} {'scope':>5} {'level':>5} "
         f"{'tables':>6} {'words':>6} {'ms/pg':>6} {'plain':>6} {'ratio':>5}"
     )
     all_plain, all_scan, all_total = [], [], []
@@ -191,7 +252,7 @@ def run_corpus() -> None:
         total_ms = (time.perf_counter() - start) * 1000 / len(rendered)
         with pymupdf.open(path) as document:
             toc = document.get_toc()
-            entries, found, agree, emitted, matching = heading_scores(toc, rendered)
+            scores = heading_scores(toc, rendered)
             share = word_share(document, rendered)
             plain_ms, scan_ms = timings(document)
             tables = sum(block.kind == "table" for page in rendered for block in page.content.blocks)
@@ -199,15 +260,18 @@ def run_corpus() -> None:
         all_plain += plain_ms
         all_scan += scan_ms
         all_total.append(total_ms)
-        recall = f"{found / entries:.2f}" if entries else "-"
-        precision = f"{matching / emitted:.2f}" if entries and emitted else "-"
-        level = f"{agree / found:.2f}" if found else "-"
+        recall = f"{scores.found / scores.entries:.2f}" if scores.entries else "-"
+        precision = f"{scores.matching / scores.emitted:.2f}" if scores.entries and scores.emitted else "-"
+        scoped = f"{scores.in_scope_matching / scores.in_scope:.2f}" if scores.entries and scores.in_scope else "-"
+        level = f"{scores.agree / scores.found:.2f}" if scores.found else "-"
         table_note = f"{tables}" + (f"/-{misses}" if misses is not None else "")
         print(
-            f"{path.name:16} {len(rendered):5} {entries:4} {recall:>6} {precision:>5} {level:>5} "
+            f"{path.name:16} {len(rendered):5} {scores.entries:4} {recall:>6} {precision:>5} {scoped:>5} {level:>5} "
             f"{table_note:>6} {share:6.4f} {total_ms:6.1f} {statistics.median(plain_ms):6.2f} "
             f"{statistics.median(scan_ms) / statistics.median(plain_ms):5.1f}"
         )
+        if show_extras and scores.entries:
+            print("".join(f"    {extra}\n" for extra in scores.extras), end="")
     print(
         f"median ms/page, pages without tables: scan {statistics.median(all_scan):.2f}, "
         f"plain get_text {statistics.median(all_plain):.2f}, "
@@ -215,6 +279,10 @@ def run_corpus() -> None:
     )
     print(
         "tables column: table blocks found / -tables the layout model of find_tables() sees on pages both pre-filters skip"
+    )
+    print(
+        "prec: headings that are outline entries; scope: the same among headings of a kind (margin label, "
+        "numbered, unnumbered) the outline lists at least once"
     )
     report_tables(rendered_by_document)
 
@@ -237,8 +305,9 @@ def run_scale() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", action="store_true", help="extract refman.pdf and report peak RSS")
+    parser.add_argument("--extras", action="store_true", help="list the headings that are no outline entry")
     arguments = parser.parse_args()
-    run_scale() if arguments.scale else run_corpus()
+    run_scale() if arguments.scale else run_corpus(arguments.extras)
 
 
 if __name__ == "__main__":

@@ -341,3 +341,87 @@ def test_prose_lists_and_two_columns_are_not_tables(tmp_path: Path) -> None:
         page.insert_text((320, y), f"right column keeps the story, line {index} of it.", fontsize=10, fontname="helv")
     (page_record,) = extract_pages(_save(document, tmp_path))
     assert not _blocks_of(page_record, "table")
+
+
+def _margin_label(page: pymupdf.Page, y: float, label: str, column: float, fontname: str, gap: float = 0) -> None:
+    """A label set in the left margin, right-aligned on the text column's edge (less `gap`)."""
+    width = pymupdf.get_text_length(label, fontname=fontname, fontsize=11)
+    page.insert_text((column - gap - width, y), label, fontsize=11, fontname=fontname, color=(0, 0.2, 0.6))
+
+
+def test_margin_labels_are_headings_below_their_section_before_the_text_they_label(tmp_path: Path) -> None:
+    column = 140.0
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((column, 80), "2.3 Page de titre", fontsize=14, fontname="hebo")
+    y = _body(page, 110, x=column)
+    # A command signature: its name in the margin, its arguments in the column (same font, another colour).
+    _margin_label(page, y, "\\university", column, "cour")
+    page.insert_text((column, y), "{name}", fontsize=11, fontname="cour")
+    y = _body(page, y + 16, lines=2, x=column)
+    # A field: its name in the margin in another font, a gap, then a short text in the column.
+    _margin_label(page, y, "eventdate", column, "helv", gap=10)
+    page.insert_text((column, y), "champ (date)", fontsize=11, fontname="tiro")
+    y = _body(page, y + 16, lines=2, x=column)
+    # A first line hanging into the margin in the body's own style is no label.
+    page.insert_text((column - 30, y), "Hanging " + BODY[:60], fontsize=11, fontname="helv")
+    _body(page, y + 14, lines=2, x=column)
+    second = document.new_page()
+    _margin_label(second, 80, "\\maketitlepage", column, "cour")
+    _body(second, 100, x=column)
+    first, following = extract_pages(_save(document, tmp_path))
+    assert _headings(first) == [
+        ("## 2.3 Page de titre", 2),
+        ("### \\university", 3),
+        ("### eventdate", 3),
+    ]
+    blocks = [first.text[block.char_start : block.char_end] for block in first.blocks]
+    assert "{name}" in blocks[blocks.index("### \\university") + 1]
+    assert blocks[blocks.index("### eventdate") + 1].startswith("champ (date)")
+    assert any(text.startswith("Hanging The arbiter") for text in _blocks_of(first, "paragraph"))
+    # The section goes on over the page break: a label at the top of the next page stays below it.
+    assert _headings(following) == [("### \\maketitlepage", 3)]
+
+
+def test_bold_phrase_opening_a_paragraph_over_a_line_end_is_not_a_heading(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    y = _body(page, 80)
+    page.insert_text((72, y), "Attention, these sorting schemes must not be selected", fontsize=11, fontname="hebo")
+    # 16 pt apart, as set lines are: the boxes of lines 14 pt apart overlap at 11 pt.
+    page.insert_text((72, y + 16), "globally", fontsize=11, fontname="hebo")
+    page.insert_text(
+        (72 + pymupdf.get_text_length("globally ", fontname="hebo", fontsize=11), y + 16),
+        "but per bibliography.",
+        fontsize=11,
+        fontname="helv",
+    )
+    _body(page, y + 32, lines=2)
+    result = extract_pages(_save(document, tmp_path))[0]
+    assert _headings(result) == []
+    assert any(
+        text.startswith("Attention, these sorting schemes must not be selected globally but per")
+        for text in _blocks_of(result, "paragraph")
+    )
+
+
+def test_stacked_margin_labels_beside_a_paragraph_are_read_before_it_not_as_code(tmp_path: Path) -> None:
+    column = 140.0
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((column, 80), "10 The Environment Definitions", fontsize=14, fontname="hebo")
+    y = _body(page, 110, x=column)
+    for number, code in enumerate(("\\def\\@tabarray{\\@ifnextchar[", "\\@array[c]}}"), start=211):
+        page.insert_text((column, y), f"{number} {code}", fontsize=11, fontname="cour")
+        y += 14
+    y += 16
+    # Two labels stacked down the side of one paragraph, set a point below its first line.
+    _margin_label(page, y + 1, "\\tabular", column, "cour", gap=6)
+    _margin_label(page, y + 15, "\\tabular*", column, "cour", gap=6)
+    _body(page, y, lines=3, x=column)
+    result = extract_pages(_save(document, tmp_path))[0]
+    blocks = [(block.kind, result.text[block.char_start : block.char_end]) for block in result.blocks]
+    code = next(index for index, (kind, _) in enumerate(blocks) if kind == "code")
+    assert "\\tabular" not in blocks[code][1]
+    assert blocks[code + 1 : code + 3] == [("heading", "## \\tabular"), ("heading", "## \\tabular*")]
+    assert blocks[code + 3][1].startswith("The arbiter records")

@@ -16,6 +16,7 @@ from pathlib import Path
 from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import running_signatures
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus
+from pocket_assets.core.extract.layout import document_column_lefts, text_column_left
 from pocket_assets.core.extract.markdown import (
     RenderedPage,
     margin_signatures,
@@ -55,7 +56,7 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
     options = options or ExtractionOptions()
     tessdata = tessdata_folder(options.ocr_language) if options.ocr else None
     scans: list[PageScan] = []
-    census = StyleCensus()
+    page_column_lefts: list[float | None] = []
     for number, page in iter_pdf_pages(path):
         scan = scan_page(
             page,
@@ -64,13 +65,20 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
             ocr_language=options.ocr_language if options.ocr else None,
             tessdata=tessdata,
         )
-        for paragraph in page_paragraphs(scan, frozenset())[0]:
-            census.add_paragraph(paragraph, number)
         scans.append(scan)
+        page_column_lefts.append(text_column_left([line for lines in scan.blocks for line in lines], page.rect.width))
+    column_lefts = document_column_lefts(page_column_lefts)
+    census = StyleCensus()
+    for scan, column_left in zip(scans, column_lefts):
+        for paragraph in page_paragraphs(scan, frozenset(), column_left)[0]:
+            census.add_paragraph(paragraph, scan.number)
     running = running_signatures(margin_signatures(scan) for scan in scans)
     scale = HeadingScale.from_census(census)
-    for scan in scans:
-        yield render_page(scan, running, scale)
+    section_level = 0
+    for scan, column_left in zip(scans, column_lefts):
+        rendered = render_page(scan, running, scale, column_left, section_level)
+        section_level = rendered.section_level
+        yield rendered
 
 
 def extract_pages(path: Path, options: ExtractionOptions | None = None) -> tuple[PageRecord, ...]:

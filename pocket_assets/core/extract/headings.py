@@ -128,7 +128,8 @@ class StyleCensus:
         for line in paragraph.lines:
             if not line.mono:
                 self.body_sizes[line.size] += len(line.text)
-        shape = paragraph_shape(paragraph)
+        # A margin label's level comes from its section, not from its style.
+        shape = None if paragraph.first.margin_label else paragraph_shape(paragraph)
         if shape is not None:
             self.short_shapes[shape] += 1
             if page == 1:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import pymupdf
 
@@ -28,6 +28,20 @@ _FLAG_MONOSPACED = 8
 _FLAG_BOLD = 16
 _SPAN_FIELDS = itemgetter("text", "font", "flags", "size")
 SPREAD_GAP = 2.0  # in em: a wider gap between pieces of one line is a tab stop, not a word space
+EDGE_TOLERANCE = 1.0  # pt: how far text may stick out of the text column's left edge and still be on it
+FULL_LINE_SLACK = 0.02  # of the page width: a line ending this close to the text's right edge is a full line
+MARGIN_LABEL_MAX_WORDS = 3
+MARGIN_LABEL_MAX_CHARS = 40
+LABEL_LOOKBACK = 4  # blocks above a margin block among which the block it labels is looked for
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+class LabelCut(NamedTuple):
+    """Where a line's opening term ends, should it turn out to sit in the left margin."""
+
+    chars: int  # length of the term in the line's text
+    x1: float  # where the term ends on the page
+    rest_x0: float | None  # where the rest of the line starts, None when the term is the whole line
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +58,8 @@ class Line:
     mono: bool  # every visible character is monospaced
     lead: str = ""  # a bold opening that runs on into regular text ("3.3.1 Titre  Le texte..."), else ""
     spread: bool = False  # pieces far apart on the baseline: a right-aligned page number, a tab stop
+    margin_label: bool = False  # a term set in the left margin that names the block beside or below it
+    label_cut: LabelCut | None = None  # the line opens with a short term in a style of its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +131,132 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
     size = max(sorted(weights), key=lambda key: weights[key])
     lead = "" if bold or len(runs) == 1 else _bold_lead(spans, text)
     mono = any_mono and other_spans == 0
-    return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, mono, lead, spread)
+    cut = _label_cut(spans, text)
+    return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, mono, lead, spread, label_cut=cut)
+
+
+def text_column_left(lines: list[Line], page_width: float) -> float | None:
+    """The left edge of the page's text column: the leftmost x where full lines start.
+
+    Full lines (those reaching the right edge of the text) are running text, so
+    where they start is the column and not a margin: a description list's terms
+    at that edge are not margin labels, wherever most of the page's text starts.
+    A line that may open with a margin label starts where the rest of it does.
+    None when no two full lines start together in the left half of the page (two
+    columns, an index, a title page): there is no margin then.
+    """
+    if not lines:
+        return None
+    # Where lines end, at least two of them: one overfull line does not move the right edge.
+    ends: dict[int, int] = {}
+    for line in lines:
+        ends[round(line.x1)] = ends.get(round(line.x1), 0) + 1
+    right = max((end for end, count in ends.items() if count >= 2), default=max(ends)) - FULL_LINE_SLACK * page_width
+    starts: dict[int, list[float]] = {}
+    for line in lines:
+        if line.x1 >= right:
+            cut = line.label_cut
+            x0 = cut.rest_x0 if cut is not None and cut.rest_x0 is not None else line.x0
+            starts.setdefault(round(x0), []).append(x0)
+    left = next((key for key in sorted(starts) if len(starts[key]) >= 2), None)
+    return min(starts[left]) if left is not None and left < page_width / 2 else None
+
+
+def _label_cut(spans: list[dict[str, Any]], text: str) -> LabelCut | None:
+    """Where the line's opening term ends, when it opens with one: a short term in one font and
+    colour, followed by nothing or by text in another font or colour.
+
+    Only the term is found here; whether it sits in the margin depends on the
+    text column's edge, which is known once the whole document is read.
+    """
+    style = None
+    length = 0
+    end = 0
+    rest_x0 = None
+    for index, span in enumerate(spans):
+        visible = span["text"].strip()
+        if not visible:
+            continue
+        span_style = (span["font"], span["color"])
+        if style is None:
+            style = span_style
+        elif span_style != style:
+            rest_x0 = span["bbox"][0]
+            break
+        length += len(visible)
+        if length > MARGIN_LABEL_MAX_CHARS:
+            return None
+        end = index + 1
+    term = "".join([span["text"] for span in spans[:end]]).strip()
+    if (
+        term[:1].isdigit()  # a listing's line number, not a term
+        or len(term.split()) > MARGIN_LABEL_MAX_WORDS
+        or len(_LETTER.findall(term)) < 2
+    ):
+        return None
+    start = text.find(term)
+    if start < 0:  # ligatures or soft hyphens that the line's text has cleaned
+        term = clean_text(term)
+        start = text.find(term)
+    if start < 0 or text[:start].strip():
+        return None
+    return LabelCut(start + len(term), spans[end - 1]["bbox"][2], rest_x0)
+
+
+def _is_margin_label(line: Line, cut: LabelCut, column_left: float) -> bool:
+    """The term starts at least an em left of the text column and stops at its edge; the rest is in the column."""
+    return (
+        line.x0 <= column_left - line.size
+        and cut.x1 <= column_left + EDGE_TOLERANCE
+        and (cut.rest_x0 is None or cut.rest_x0 >= column_left - EDGE_TOLERANCE)
+    )
+
+
+def split_margin_labels(lines: Iterable[Line], column_left: float | None) -> list[Line]:
+    """The lines, a margin label cut off each as a line of its own, before the rest of its line.
+
+    Description lists and command references set the term they describe in the
+    margin, right-aligned on the text column, with the signature or description
+    beside it in the column (`\\cite[prenote]{key}`, `eventdate  champ (date)`).
+    A first line merely hanging into the margin runs across the edge in one
+    style, so it has no label.
+    """
+    if column_left is None:
+        return list(lines)
+    result: list[Line] = []
+    for line in lines:
+        cut = line.label_cut
+        if cut is None or not _is_margin_label(line, cut, column_left):
+            result.append(line)
+            continue
+        label = line.text[: cut.chars].strip()
+        result.append(replace(line, text=label, x1=cut.x1, lead="", spread=False, margin_label=True, label_cut=None))
+        rest = line.text[cut.chars :].lstrip()
+        if rest and cut.rest_x0 is not None:
+            result.append(replace(line, text=rest, x0=cut.rest_x0, lead="", label_cut=None))
+    return result
+
+
+def document_column_lefts(page_lefts: list[float | None]) -> list[float | None]:
+    """Each page's text column edge, from the document as well as from the page itself.
+
+    A page that is one long description list has its full lines indented, so
+    its own estimate is too far right; the document's usual edge is right then.
+    But full lines that start further left than usual show the page's column
+    really starts there: the leftmost of the two wins. Odd and even pages are
+    told apart (two-sided layouts mirror their margins). A page without an
+    estimate (a title page, a two-column index) keeps None: it has no margin.
+    """
+    usual: dict[int, float] = {}
+    for parity in (0, 1):
+        edges = [left for number, left in enumerate(page_lefts) if left is not None and number % 2 == parity]
+        counts: dict[int, int] = {}
+        for left in edges:
+            counts[round(left)] = counts.get(round(left), 0) + 1
+        if counts:
+            common = max(sorted(counts), key=counts.__getitem__)
+            usual[parity] = min(left for left in edges if round(left) == common)
+    return [None if left is None else min(left, usual[number % 2]) for number, left in enumerate(page_lefts)]
 
 
 def _block_lines(block: dict[str, Any]) -> list[Line]:
@@ -147,6 +288,29 @@ def _block_lines(block: dict[str, Any]) -> list[Line]:
     return lines
 
 
+def _labels_before_what_they_label(
+    ordered: list[tuple[tuple[float, float, float, float], list[Line]]],
+) -> list[tuple[tuple[float, float, float, float], list[Line]]]:
+    """Blocks top to bottom, a block set in the margin beside another read just before it.
+
+    Margin labels may be blocks of their own, beside the first lines of the
+    paragraph they label, a point below its top or stacked down its side; by
+    height alone they would be read after that paragraph's first line. A block
+    is beside another when it lies entirely left of it and starts within its
+    height; only the few blocks just above are looked at, the page stays linear.
+    """
+    keys = []
+    for index, (box, _) in enumerate(ordered):
+        target = index
+        for previous in range(index - 1, max(index - LABEL_LOOKBACK, 0) - 1, -1):
+            other = ordered[previous][0]
+            if other[0] >= box[2] and other[1] <= box[1] < other[3]:
+                target = previous
+                break
+        keys.append((target, 0 if target != index else 1, box[1]))
+    return [ordered[index] for index in sorted(range(len(ordered)), key=keys.__getitem__)]
+
+
 def _reading_order(
     blocks: list[tuple[tuple[float, float, float, float], list[Line]]], page_width: float
 ) -> list[list[Line]]:
@@ -158,7 +322,7 @@ def _reading_order(
     """
     middle = page_width / 2
     margin = page_width * 0.02
-    ordered = sorted(blocks, key=lambda item: (round(item[0][1], 1), item[0][0]))
+    ordered = _labels_before_what_they_label(sorted(blocks, key=lambda item: (round(item[0][1], 1), item[0][0])))
     result: list[list[Line]] = []
     band: list[tuple[tuple[float, float, float, float], list[Line]]] = []
 
@@ -209,7 +373,7 @@ def read_lines(data: dict[str, Any], page_width: float) -> list[list[Line]]:
 
 
 def split_paragraphs(blocks: Iterable[list[Line]], starts_item: Any) -> list[Paragraph]:
-    """Cut blocks into paragraphs at style changes, vertical gaps and list markers.
+    """Cut blocks into paragraphs at style changes, vertical gaps, list markers and margin labels.
 
     `starts_item(text)` says whether a line opens a list item (a new paragraph).
     """
@@ -226,7 +390,8 @@ def split_paragraphs(blocks: Iterable[list[Line]], starts_item: Any) -> list[Par
                     or abs(line.size - previous.size) > 0.1 * previous.size
                 )
                 gap = line.y0 - previous.y1 > 0.6 * height
-                if new_style or gap or (not line.mono and starts_item(line.text)):
+                label = line.margin_label or previous.margin_label
+                if new_style or gap or label or (not line.mono and starts_item(line.text)):
                     paragraphs.append(Paragraph(tuple(current)))
                     current = []
             current.append(line)

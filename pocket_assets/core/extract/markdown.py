@@ -14,10 +14,11 @@ from pocket_assets.core.extract.cleanup import (
 from pocket_assets.core.extract.headings import (
     MAX_LEVEL,
     HeadingScale,
+    is_section_number,
     numbering_depth,
     run_in_heading,
 )
-from pocket_assets.core.extract.layout import Line, Paragraph, split_paragraphs
+from pocket_assets.core.extract.layout import Line, Paragraph, split_margin_labels, split_paragraphs
 from pocket_assets.core.extract.scan import EMPTY_WARNING, PageScan
 from pocket_assets.core.extract.tables import pipe_table
 from pocket_assets.core.records import Block, TableCells
@@ -85,25 +86,36 @@ def strip_margins(scan: PageScan, running: frozenset[str]) -> tuple[list[list[Li
     return kept, tuple(removed)
 
 
-def page_paragraphs(scan: PageScan, running: frozenset[str]) -> tuple[list[Paragraph], tuple[str, ...]]:
+def page_paragraphs(
+    scan: PageScan, running: frozenset[str], column_left: float | None
+) -> tuple[list[Paragraph], tuple[str, ...]]:
+    """The page's paragraphs, margin labels left of `column_left` (the text column's edge) set apart."""
     blocks, removed = strip_margins(scan, running)
+    blocks = [split_margin_labels(lines, column_left) for lines in blocks]
     return _join_continuations(_attach_lone_bullets(split_paragraphs(blocks, starts_list_item))), removed
 
 
 def _join_continuations(paragraphs: list[Paragraph]) -> list[Paragraph]:
-    """Glue a paragraph that MuPDF cut after its first line (hanging indents, description lists).
+    """Glue a paragraph that MuPDF or a style change cut after its first line.
 
-    The sign is a next block of the same style, right below, starting in lowercase:
-    a sentence that goes on, possibly from a word hyphenated across the cut.
+    The sign is a next line right below that goes on with the sentence: in the
+    same style and starting in lowercase (hanging indents, description lists, a
+    word hyphenated across the cut), or, after a bold line, opening with more
+    bold words before regular text (a bold phrase that opens a paragraph and
+    runs over a line end, not a heading).
     """
     joined: list[Paragraph] = []
     for paragraph in paragraphs:
         if joined:
             last, first = joined[-1].lines[-1], paragraph.first
-            text = first.text.lstrip()
+            same_style = (first.mono, first.bold, first.size) == (last.mono, last.bold, last.size)
+            sentence_goes_on = same_style and first.text.lstrip()[:1].islower()
+            bold_phrase_goes_on = (
+                last.bold and first.size == last.size and bool(first.lead) and not is_section_number(first.lead)
+            )
             if (
-                text[:1].islower()
-                and (first.mono, first.bold, first.size) == (last.mono, last.bold, last.size)
+                (sentence_goes_on or bold_phrase_goes_on)
+                and not (first.margin_label or last.margin_label)
                 and 0 <= first.y0 - last.y1 < 0.6 * max(last.y1 - last.y0, 1.0)
             ):
                 joined[-1] = Paragraph(joined[-1].lines + paragraph.lines)
@@ -144,7 +156,11 @@ def _continues_heading(heading: Paragraph, following: Paragraph, scale: HeadingS
     last, first = heading.lines[-1], following.first
     close = first.y0 - last.y1 < 0.6 * max(last.y1 - last.y0, 1.0)
     text = join_lines(line.text for line in following.lines)
-    return close and not numbering_depth(text) and scale.level(following, text, page) > 0
+    return close and not first.margin_label and not numbering_depth(text) and scale.level(following, text, page) > 0
+
+
+def is_margin_label(paragraph: Paragraph) -> bool:
+    return paragraph.first.margin_label
 
 
 def _code_markdown(paragraphs: list[Paragraph]) -> str:
@@ -161,6 +177,8 @@ def _code_markdown(paragraphs: list[Paragraph]) -> str:
 class RenderedPage:
     content: PageContent
     removed_lines: tuple[str, ...]  # running headers, footers and page counters taken out
+    section_level: int = 0  # level of the last section heading so far: margin labels on the next page sit below it
+    label_headings: tuple[int, ...] = ()  # indices in content.blocks of the headings that are margin labels
 
 
 class _PageWriter:
@@ -185,10 +203,22 @@ class _PageWriter:
         return "".join(self.parts)
 
 
-def render_page(scan: PageScan, running: frozenset[str], scale: HeadingScale) -> RenderedPage:
-    """The page's Markdown: headings, paragraphs, lists, code and tables, in reading order."""
-    paragraphs, removed = page_paragraphs(scan, running)
+def render_page(
+    scan: PageScan,
+    running: frozenset[str],
+    scale: HeadingScale,
+    column_left: float | None = None,
+    section_level: int = 0,
+) -> RenderedPage:
+    """The page's Markdown: headings, paragraphs, lists, code and tables, in reading order.
+
+    `section_level` is the level of the last section heading before the page. A
+    margin label names an item inside the current section (a command, a field),
+    so it is a heading one level below it, never a section that resets the count.
+    """
+    paragraphs, removed = page_paragraphs(scan, running, column_left)
     writer = _PageWriter()
+    label_headings: list[int] = []
     tables = list(scan.tables)
     index = 0
     while index < len(paragraphs):
@@ -196,10 +226,16 @@ def render_page(scan: PageScan, running: frozenset[str], scale: HeadingScale) ->
         while tables and tables[0].bbox[1] <= paragraph.y0:
             writer.add("table", pipe_table(tables[0].cells), table=tables.pop(0).cells)
         text = join_lines(line.text for line in paragraph.lines)
+        if is_margin_label(paragraph):
+            label_level = min(section_level + 1, MAX_LEVEL)
+            writer.add("heading", f"{'#' * label_level} {text}", level=label_level)
+            label_headings.append(len(writer.blocks) - 1)
+            index += 1
+            continue
         level = scale.level(paragraph, text, scan.number)
         run_in = "" if level else run_in_heading(paragraph, scale.body_size)
         if run_in and text.startswith(run_in):
-            level = min(numbering_depth(run_in), MAX_LEVEL)
+            level = section_level = min(numbering_depth(run_in), MAX_LEVEL)
             writer.add("heading", f"{'#' * level} {run_in}", level=level)
             writer.add("paragraph", escape_paragraph(text[len(run_in) :].lstrip()))
             index += 1
@@ -214,10 +250,15 @@ def render_page(scan: PageScan, running: frozenset[str], scale: HeadingScale) ->
             paragraph = Paragraph(paragraph.lines + paragraphs[index].lines)
             text = join_lines(line.text for line in paragraph.lines)
         if level:
+            section_level = level
             writer.add("heading", f"{'#' * level} {text}", level=level)
         elif all(line.mono for line in paragraph.lines):
             run = [paragraph]
-            while index + 1 < len(paragraphs) and all(line.mono for line in paragraphs[index + 1].lines):
+            while (
+                index + 1 < len(paragraphs)
+                and all(line.mono for line in paragraphs[index + 1].lines)
+                and not is_margin_label(paragraphs[index + 1])
+            ):
                 index += 1
                 run.append(paragraphs[index])
             writer.add("code", _code_markdown(run))
@@ -236,4 +277,5 @@ def render_page(scan: PageScan, running: frozenset[str], scale: HeadingScale) ->
     warnings = scan.warnings
     if not text and not warnings:
         warnings = (EMPTY_WARNING,)
-    return RenderedPage(PageContent(scan.number, text, tuple(writer.blocks), warnings), removed)
+    content = PageContent(scan.number, text, tuple(writer.blocks), warnings)
+    return RenderedPage(content, removed, section_level, tuple(label_headings))
