@@ -241,7 +241,7 @@ def report_tables(rendered_by_document: dict[str, list]) -> None:
 def run_corpus(show_extras: bool) -> None:
     print(
         f"{'document':16} {'pages':>5} {'toc':>4} {'recall':>6} {'prec':>5} {'scope':>5} {'level':>5} "
-        f"{'tables':>6} {'words':>6} {'ms/pg':>6} {'plain':>6} {'ratio':>5}"
+        f"{'tables':>6} {'eqs':>4} {'words':>6} {'ms/pg':>6} {'plain':>6} {'ratio':>5}"
     )
     all_plain, all_scan, all_total = [], [], []
     rendered_by_document: dict[str, list] = {}
@@ -256,6 +256,7 @@ def run_corpus(show_extras: bool) -> None:
             share = word_share(document, rendered)
             plain_ms, scan_ms = timings(document)
             tables = sum(block.kind == "table" for page in rendered for block in page.content.blocks)
+            equations = sum(block.kind == "equation" for page in rendered for block in page.content.blocks)
             misses = prefilter_misses(document) if path.name in TABLE_DOCUMENTS else None
         all_plain += plain_ms
         all_scan += scan_ms
@@ -267,7 +268,7 @@ def run_corpus(show_extras: bool) -> None:
         table_note = f"{tables}" + (f"/-{misses}" if misses is not None else "")
         print(
             f"{path.name:16} {len(rendered):5} {scores.entries:4} {recall:>6} {precision:>5} {scoped:>5} {level:>5} "
-            f"{table_note:>6} {share:6.4f} {total_ms:6.1f} {statistics.median(plain_ms):6.2f} "
+            f"{table_note:>6} {equations:4} {share:6.4f} {total_ms:6.1f} {statistics.median(plain_ms):6.2f} "
             f"{statistics.median(scan_ms) / statistics.median(plain_ms):5.1f}"
         )
         if show_extras and scores.entries:

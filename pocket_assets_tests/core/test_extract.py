@@ -425,3 +425,23 @@ def test_stacked_margin_labels_beside_a_paragraph_are_read_before_it_not_as_code
     assert "\\tabular" not in blocks[code][1]
     assert blocks[code + 1 : code + 3] == [("heading", "## \\tabular"), ("heading", "## \\tabular*")]
     assert blocks[code + 3][1].startswith("The arbiter records")
+
+
+def test_display_formula_in_math_fonts_is_an_equation_block(tmp_path: Path) -> None:
+    """A line set apart in a math font is fenced as `$$`; a symbol inside a prose line is not."""
+    document = pymupdf.open()
+    page = document.new_page()
+    y = _body(page, 80)
+    page.insert_text((230, y + 6), "h = b1x1 + b2x2 + e", fontsize=12, fontname="symb")
+    page.insert_text((72, y + 40), "where the weights", fontsize=11, fontname="helv")
+    page.insert_text((160, y + 40), "b", fontsize=11, fontname="symb")
+    page.insert_text(
+        (170, y + 40), "are estimated from the sample by least squares fitting.", fontsize=11, fontname="helv"
+    )
+    page.insert_text((300, y + 80), "<", fontsize=11, fontname="symb")  # a lone symbol stays text
+    [content] = extract_pages(_save(document, tmp_path))
+    [equation] = _blocks_of(content, "equation")
+    assert equation.startswith("$$\n") and equation.endswith("\n$$")
+    assert len(equation.splitlines()) == 3 and "=" in equation
+    assert any("least squares" in paragraph for paragraph in _blocks_of(content, "paragraph"))
+    assert sum(block.kind == "equation" for block in content.blocks) == 1

@@ -24,6 +24,9 @@ DICT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|-bd|cmbx|cmb\d", re.IGNORECASE)
 _MONO_FONT = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|sftt|lmtt|\btt", re.IGNORECASE)
+# TeX's math italic, symbol and extension fonts (and their Latin Modern, AMS, STIX and Cambria kin).
+_MATH_FONT = re.compile(r"cmmi|cmsy|cmex|msam|msbm|lmmath|stixmath|cambriamath|eufm|rsfs|^symbol", re.IGNORECASE)
+MATH_SHARE = 0.33  # of a line's characters (dots and spaces aside) in math fonts: a display formula
 _FLAG_MONOSPACED = 8
 _FLAG_BOLD = 16
 _SPAN_FIELDS = itemgetter("text", "font", "flags", "size")
@@ -59,6 +62,7 @@ class Line:
     lead: str = ""  # a bold opening that runs on into regular text ("3.3.1 Titre  Le texte..."), else ""
     spread: bool = False  # pieces far apart on the baseline: a right-aligned page number, a tab stop
     margin_label: bool = False  # a term set in the left margin that names the block beside or below it
+    math: bool = False  # a third or more of its characters set in math fonts (dot leaders aside)
     label_cut: LabelCut | None = None  # the line opens with a short term in a style of its own
 
 
@@ -105,21 +109,24 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
         return None
     # Font expansion (microtype) and word spacing give every word its own span: tally
     # characters per (font, flags, size) first, then look at the few distinct styles.
-    runs: dict[tuple[str, int, float], list[int]] = {}  # style -> [visible characters, non-digit spans]
+    # style -> [visible characters, non-digit spans, characters other than dots and spaces]
+    runs: dict[tuple[str, int, float], list[int]] = {}
     for span_text, font, flags, raw_size in map(_SPAN_FIELDS, spans):
         visible = span_text.strip()
         if visible:
             run = runs.get((font, flags, raw_size))
             if run is None:
-                run = runs[(font, flags, raw_size)] = [0, 0]
+                run = runs[(font, flags, raw_size)] = [0, 0, 0]
             run[0] += len(visible)
             if not visible.isdigit():
                 run[1] += 1
+            run[2] += len(visible) - visible.count(".") - visible.count(" ")
     weights: dict[float, int] = {}
     bold = True
     any_mono = False
     other_spans = 0
-    for (font, flags, raw_size), (characters, words) in runs.items():
+    substantive = math_characters = 0
+    for (font, flags, raw_size), (characters, words, solid) in runs.items():
         size = round(raw_size, 1)
         weights[size] = weights.get(size, 0) + characters
         span_bold, span_mono = font_style(font, flags)
@@ -128,11 +135,20 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
             any_mono = True
         else:
             other_spans += words  # listings number their lines in another font: digits do not count
+        substantive += solid
+        if _math_font(font):
+            math_characters += solid
     size = max(sorted(weights), key=lambda key: weights[key])
     lead = "" if bold or len(runs) == 1 else _bold_lead(spans, text)
     mono = any_mono and other_spans == 0
+    math = math_characters > 0 and math_characters >= MATH_SHARE * substantive
     cut = _label_cut(spans, text)
-    return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, mono, lead, spread, label_cut=cut)
+    return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, mono, lead, spread, label_cut=cut, math=math)
+
+
+@lru_cache(maxsize=4096)
+def _math_font(font: str) -> bool:
+    return bool(_MATH_FONT.search(font))
 
 
 def text_column_left(lines: list[Line], page_width: float) -> float | None:

@@ -25,6 +25,7 @@ from pocket_assets.core.records import Block, TableCells
 
 BLOCK_SEPARATOR = "\n\n"
 CODE_FENCE = "```"
+EQUATION_FENCE = "$$"
 MONO_CHAR_WIDTH = 0.6  # a monospaced glyph is about 0.6 em wide: turns x offsets into indentation
 
 _BULLET_ITEM = re.compile(r"^\s*[•◦▪▫‣⁃●○■□∙·*–—-]\s+(?=\S)")
@@ -163,6 +164,23 @@ def is_margin_label(paragraph: Paragraph) -> bool:
     return paragraph.first.margin_label
 
 
+def _is_display_math(paragraph: Paragraph) -> bool:
+    """Lines set apart, each mostly in math fonts: a display formula (pieces of a 2-D layout included).
+
+    Inline math in running text shares its paragraph with prose lines, so it never qualifies; nor
+    does a lone symbol (an index of operators lists `<` and `|` in math fonts).
+    """
+    if is_margin_label(paragraph) or not all(line.math for line in paragraph.lines):
+        return False
+    return sum(len(line.text.replace(" ", "")) for line in paragraph.lines) >= 2
+
+
+def _equation_markdown(paragraphs: list[Paragraph]) -> str:
+    """Fenced like TeX display math; the text is the PDF's own (Unicode), one line per paragraph."""
+    body = [join_lines(line.text for line in paragraph.lines) for paragraph in paragraphs]
+    return "\n".join([EQUATION_FENCE, *body, EQUATION_FENCE])
+
+
 def _code_markdown(paragraphs: list[Paragraph]) -> str:
     lines = [line for paragraph in paragraphs for line in paragraph.lines]
     left = min(line.x0 for line in lines)
@@ -262,6 +280,12 @@ def render_page(
                 index += 1
                 run.append(paragraphs[index])
             writer.add("code", _code_markdown(run))
+        elif _is_display_math(paragraph):
+            run = [paragraph]
+            while index + 1 < len(paragraphs) and _is_display_math(paragraphs[index + 1]):
+                index += 1
+                run.append(paragraphs[index])
+            writer.add("equation", _equation_markdown(run))
         elif starts_list_item(text):
             items = [list_item_markdown(text)]
             while index + 1 < len(paragraphs) and _continues_list(paragraphs[index + 1]):
