@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 # Bump when the same PDF gives other page text or blocks: the `pages` asset's code version, so every
-# PDF extracted before is stale (v2: unruled tables, margin-label headings).
+# PDF extracted before is stale (v2: unruled tables, margin-label headings, equation blocks).
 EXTRACTOR_VERSION = "pocket-extract-v2"
 
 
