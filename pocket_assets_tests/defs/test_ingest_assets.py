@@ -34,6 +34,13 @@ def test_sample_corpus_ingests_in_one_run(instance: DagsterInstance, paths: Corp
     assert (identity["corpus"], identity["source"], identity["page_count"]) == ("intl", "R-data.pdf", 41)
     materialized = instance.get_materialized_partitions(AssetKey("pages"))
     assert materialized == {"fr/f-array.pdf", "fr/faq.pdf", "intl/R-data.pdf"}
+    totals = instance.get_latest_materialization_event(AssetKey("pages")).asset_materialization.metadata
+    r_data = pd.read_parquet(store.data_path("pages", "intl/R-data.pdf"))
+    with_tables = {row.page for row in r_data.itertuples() if any(block["kind"] == "table" for block in row.blocks)}
+    assert {16, 17} <= with_tables, "R-data's printed data frames (unruled) are tables"
+    stored = [pd.read_parquet(store.data_path("pages", key)) for key in sorted(materialized)]
+    tables = sum(block["kind"] == "table" for frame in stored for blocks in frame["blocks"] for block in blocks)
+    assert totals["total_tables"].value == tables >= 4 and totals["total_headings"].value > 50
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
 """Ingest: each PDF's identity, then its pages as canonical text."""
 
+from collections import Counter
+
 from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION, extract_pages
@@ -12,6 +14,8 @@ from pocket_assets.defs.resources import CorpusPaths, ExtractionResource
 from pocket_assets.defs.summaries import sum_of
 
 READABLE_PDF = "readable_pdf"
+# What the extractor found, per PDF and in total, for the UI: a drop after an extractor change shows here.
+_BLOCK_COUNTS = {"heading": "headings", "table": "tables", "code": "code_blocks", "equation": "equations"}
 
 
 @pdf_asset(
@@ -67,6 +71,7 @@ def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: Extrac
         records = extract_pages(paths.raw_path / key, extraction.options())
         text_chars = sum(len(page.text) for page in records)
         warnings = [f"p{page.page}: {warning}" for page in records for warning in page.warnings]
+        kinds = Counter(block.kind for page in records for block in page.blocks)
         return StageOutput(
             rows=[to_dict(page) for page in records],
             schema=PAGE_SCHEMA,
@@ -75,11 +80,11 @@ def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: Extrac
                 "page_count": len(records),
                 "characters": text_chars,
                 "empty_pages": sum(1 for page in records if not page.text.strip()),
+                **{_BLOCK_COUNTS[kind]: kinds[kind] for kind in _BLOCK_COUNTS},
                 "warnings": MetadataValue.md("\n".join(f"- {w}" for w in warnings) or "none"),
                 "preview": MetadataValue.md(records[0].text[:1500] if records else ""),
             },
         )
 
-    return run_per_pdf(
-        context, store, build, EXTRACTOR_VERSION, summarize=sum_of("page_count", "characters", "empty_pages")
-    )
+    totals = sum_of("page_count", "characters", "empty_pages", *_BLOCK_COUNTS.values())
+    return run_per_pdf(context, store, build, EXTRACTOR_VERSION, summarize=totals)
