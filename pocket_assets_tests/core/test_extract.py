@@ -445,3 +445,17 @@ def test_display_formula_in_math_fonts_is_an_equation_block(tmp_path: Path) -> N
     assert len(equation.splitlines()) == 3 and "=" in equation
     assert any("least squares" in paragraph for paragraph in _blocks_of(content, "paragraph"))
     assert sum(block.kind == "equation" for block in content.blocks) == 1
+
+
+def test_contents_without_leaders_is_not_a_table(tmp_path: Path) -> None:
+    """Titles with their page numbers right-aligned, in page order, are a table of contents."""
+    document = pymupdf.open()
+    page = document.new_page()
+    titles = ("1 Quelques notions de base", "2 Le codage", "3 Les polices", "4 La typographie", "5 Les outils")
+    for index, (title, number) in enumerate(zip(titles, ("2", "5", "9", "14", "21"))):
+        y = 100 + 16 * index
+        page.insert_text((72, y), title, fontsize=11, fontname="helv")
+        page.insert_text((520 - pymupdf.get_text_length(number, fontsize=11), y), number, fontsize=11)
+    [content] = extract_pages(_save(document, tmp_path))
+    assert _blocks_of(content, "table") == []
+    assert "3 Les polices" in content.text and "14" in content.text

@@ -145,6 +145,7 @@ MAX_MEAN_WORDS = 3.0  # cells of a table are short; prose laid out in columns is
 MIN_COLUMN_FILL = 0.5  # a column empty in most rows is a phrase cut apart, not a column
 MAX_SENTENCES = 1  # more cells that read as sentences make a definition list or margin notes
 _SENTENCE = re.compile(r"\S+\s+\S+\s+.*\.$")
+_PAGE_NUMBER = re.compile(r"^\d{1,4}$")
 _ELISION = re.compile(r"^\s*(?:\.\.\.|…)\s*$")
 _CODE = re.compile(r"<-|[(){};=\\\"#]|^>|^\+\s")  # R and TeX code among monospaced cells
 
@@ -301,9 +302,9 @@ def _grid(rows: list[_Row], gutter: float) -> tuple[list[list[str]], list[list[t
 
 
 def _reads_as_table(cells: list[list[str]], extents: list[list[tuple[float, float]]], mono: bool) -> bool:
-    """The guards against what also aligns: prose columns, definition lists, margin notes, code."""
+    """The guards against what also aligns: prose columns, definition lists, margin notes, code, contents."""
     filled = [cell for row in cells for cell in row if cell]
-    if any(sum(bool(cell) for cell in row) < 2 for row in cells):
+    if any(sum(bool(cell) for cell in row) < 2 for row in cells) or _lists_contents(cells):
         return False
     if statistics.fmean(len(cell.split()) for cell in filled) > MAX_MEAN_WORDS:
         return False
@@ -314,6 +315,14 @@ def _reads_as_table(cells: list[list[str]], extents: list[list[tuple[float, floa
     if mono and any(_CODE.search(cell) for cell in filled):
         return False
     return all(_aligned(column) for column in extents)
+
+
+def _lists_contents(cells: list[list[str]]) -> bool:
+    """Titles, each with a page number at the right, in page order: a table of contents without leaders."""
+    if len(cells[0]) != 2 or not all(_PAGE_NUMBER.match(row[1]) for row in cells):
+        return False
+    numbers = [int(row[1]) for row in cells]
+    return numbers == sorted(numbers)
 
 
 def _in_listing(neighbour: _Row | None, run: list[_Row]) -> bool:
