@@ -459,3 +459,19 @@ def test_contents_without_leaders_is_not_a_table(tmp_path: Path) -> None:
     [content] = extract_pages(_save(document, tmp_path))
     assert _blocks_of(content, "table") == []
     assert "3 Les polices" in content.text and "14" in content.text
+
+
+def test_page_number_above_the_bottom_band_is_removed_when_it_repeats(tmp_path: Path) -> None:
+    """LaTeX sets the page number at ~85% of an A4 page, above the bottom tenth; a number in the text stays."""
+    document = pymupdf.open()
+    for number in range(1, 5):
+        page = document.new_page(width=595, height=842)
+        y = _body(page, 100, lines=4)
+        if number == 2:
+            page.insert_text((72, y + 10), "42", fontsize=11, fontname="helv")  # a lone number in the text
+            _body(page, y + 40, lines=2)
+        page.insert_text((294, 713), str(number), fontsize=10, fontname="helv")
+    pages = extract_pages(_save(document, tmp_path))
+    for content in pages:
+        assert content.text.splitlines()[-1] != str(content.page)
+    assert "\n42\n" in pages[1].text
