@@ -113,10 +113,11 @@ class PieceTokens:
         self.needs_pipeline = _added_token_starts(counter)
         self.lengths: dict[str, tuple[int, ...] | None] = {"": ()}
         self.counts: dict[str, int] = {"": 0}
+        self.irregular: set[str] = set()  # strings whose `lengths` is None
 
     def learn(self, strings: Iterable[str]) -> None:
         counts = self.counts
-        unknown = [string for string in dict.fromkeys(strings) if string not in counts]
+        unknown = sorted(set(strings).difference(counts))  # sorted: the same calls in every process
         lengths, tokenize, needs_pipeline = self.lengths, self.tokenize, self.needs_pipeline.search
         through_pipeline = []
         for string in unknown:
@@ -134,6 +135,8 @@ class PieceTokens:
             contiguous = [start for start, _ in offsets] == edges[:-1] and edges[-1] == len(string)
             lengths[string] = tuple(map(operator.sub, edges[1:], edges[:-1])) if contiguous else None
             counts[string] = len(offsets)
+            if not contiguous:
+                self.irregular.add(string)
 
 
 @functools.lru_cache(maxsize=4)
@@ -229,7 +232,7 @@ class SliceCounter:
         filled = [(page, PIECE.findall(page.text)) for page in pages if page.text]
         self.pieces.learn(itertools.chain.from_iterable(pieces for _, pieces in filled))
         lengths = self.pieces.lengths
-        irregular = {string for string, string_lengths in lengths.items() if string_lengths is None}
+        irregular = self.pieces.irregular
         whole = {page.page for page, pieces in filled if irregular and not irregular.isdisjoint(pieces)}
         starts: list[int] = []
         ends: list[int] = []

@@ -72,6 +72,11 @@ _SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u00bb\u201d\u2019)\]]*\s+")
 _LIST_ITEM_LINE = re.compile(r"\n[ \t]*(?=(?:[-*+\u2022\u2013]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t])")
 _LINE_START = re.compile(r"\n\s*")
 _TABLE_SEPARATOR = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}")
+_INNER_PATTERNS = (
+    (_BLANK_LINE, int(Boundary.PARAGRAPH)),
+    (_LIST_ITEM_LINE, int(Boundary.LIST_ITEM)),
+    (_SENTENCE_END, int(Boundary.SENTENCE)),
+)
 
 
 def layout_document(pages: Sequence[PageRecord]) -> DocumentLayout:
@@ -99,8 +104,7 @@ def layout_document(pages: Sequence[PageRecord]) -> DocumentLayout:
                 for position in _row_starts(text, atomic):
                     _add(breaks, position, Boundary.PARAGRAPH, atomic_index)
             elif block.kind != "heading":
-                for position, strength in _inner_breaks(text, start, end, block.kind):
-                    _add(breaks, position, strength, -1)
+                _add_inner_breaks(breaks, text, start, end)
     positions = sorted(breaks)
     return DocumentLayout(
         text=text,
@@ -125,15 +129,15 @@ def _regions(page: PageRecord) -> Iterator[Block]:
         yield Block("paragraph", cursor, len(page.text))
 
 
-def _inner_breaks(text: str, start: int, end: int, kind: str) -> Iterator[tuple[int, Boundary]]:
-    for pattern, strength in (
-        (_BLANK_LINE, Boundary.PARAGRAPH),
-        (_LIST_ITEM_LINE, Boundary.LIST_ITEM),
-        (_SENTENCE_END, Boundary.SENTENCE),
-    ):
+def _add_inner_breaks(breaks: dict[int, tuple[int, int]], text: str, start: int, end: int) -> None:
+    """Paragraph, list item and sentence breaks inside a block (inlined `_add`: ~40k per corpus)."""
+    for pattern, strength in _INNER_PATTERNS:
         for match in pattern.finditer(text, start, end):
-            if match.end() < end:
-                yield match.end(), strength
+            position = match.end()
+            if position < end:
+                known = breaks.get(position)
+                if known is None or known[1] >= 0 or strength > known[0]:
+                    breaks[position] = (strength, -1)
 
 
 def _atomic_span(text: str, kind: str, start: int, end: int) -> AtomicSpan:
