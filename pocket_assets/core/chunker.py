@@ -2,8 +2,9 @@
 
 Every page is tokenized once, offsets included (`slice_counts` assembles them
 from the page's distinct pieces); windows are planned on those offsets against
-the break points of `units.layout_document`, never by re-tokenizing candidates. The final texts are then counted exactly,
-and the count is what `tokens` records and what the limits are checked on: a
+the break points of `units.layout_document`, never by re-tokenizing
+candidates. The final texts are then counted exactly, and the count is what
+`tokens` records and what the limits are checked on: a
 window that comes out over its limit (sub-word merges differ a little between a
 slice and the whole page) is planned again with a smaller budget, so the limits
 are guarantees, not estimates. Exact counts do not need a second tokenizer pass

@@ -16,6 +16,7 @@ POCKET_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://pocket-assets/chunks"
 _MARKDOWN_NOISE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s+|\|)|[*_`|]")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 _ANCHOR_FIRST_PREFIX = 256
+_BLOCK_MARK = "|b="
 
 
 def parent_id(source: str, page: int, index: int) -> str:
@@ -56,8 +57,19 @@ def revision8(canonical_text: str) -> str:
 
 def canonical_id(doc: str, revision: str, section_path: str | None, page: int, block: int) -> str:
     """`doc|r=rev8|s=sect|p=page3|b=block3`; an unknown section becomes `p<page3>`."""
+    return f"{canonical_place(doc, revision, section_path, page)}{_BLOCK_MARK}{block:03d}"
+
+
+def canonical_place(doc: str, revision: str, section_path: str | None, page: int) -> str:
+    """A canonical id without its block: where blocks are numbered."""
     section = section_path or f"p{page:03d}"
-    return f"{doc}|r={revision}|s={section}|p={page:03d}|b={block:03d}"
+    return f"{doc}|r={revision}|s={section}|p={page:03d}"
+
+
+def split_canonical_id(canonical: str) -> tuple[str, int | None]:
+    """(place, block) of a canonical id; block None when the id has no numbered block."""
+    place, _, block = canonical.rpartition(_BLOCK_MARK)
+    return place, int(block) if block.isdigit() else None
 
 
 def anchor(text: str, max_chars: int = 160) -> str:

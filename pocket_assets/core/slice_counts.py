@@ -16,9 +16,10 @@ effective pre-tokenizer, spaces normalized to "▁") the boundaries are:
 `splits_cleanly` checks those facts on the loaded tokenizer (any other tokenizer
 is counted the slow, plain way). The same fact makes the page encoding itself
 cheap: a page's tokens are its pieces' tokens end to end, and a document has
-~5x fewer distinct pieces than pieces (`PieceTokens`). Then the count of a slice is the page tokens
-strictly between its first and last boundary plus the exact encoding of the two
-short edge pieces, memoized per document. An embedded string (folded whitespace,
+~5x fewer distinct pieces than pieces (`PieceTokens`). Then the count of a
+slice is the page tokens strictly between its first and last boundary plus the
+exact encoding of the two short edge pieces, memoized (for a whole run when the
+documents share one `PieceTokens`). An embedded string (folded whitespace,
 citation, prompt) is not a slice of the text: it is cut into the same pieces and
 their memoized counts are summed. The chunker tests check both against full
 re-encoding on generated text and on the sample PDFs.
@@ -163,7 +164,6 @@ class SliceCounter:
         self.gap_starts: list[int] = []
         self.gap_corrections: list[int] = []  # cumulative
         self.pieces = pieces
-        self.memo = pieces.counts
         self.tokens = self._tokens_from_pieces(pages) if self.exact else page_token_offsets(pages, counter)
         self.token_starts = self.tokens.starts  # every page's token starts, in document offsets, sorted
         if self.exact:
@@ -182,21 +182,18 @@ class SliceCounter:
                 plans.append((text[start:end], 0, 0, ""))
             else:
                 plans.append((text[start:inner_start], inner_start, inner_end, text[inner_end:end]))
-        self._learn([piece for head, _, _, tail in plans for piece in (head, tail)])
-        memo = self.memo
-        return [memo[head] + self._between(low, high) + memo[tail] for head, low, high, tail in plans]
+        self.pieces.learn([piece for head, _, _, tail in plans for piece in (head, tail)])
+        counts = self.pieces.counts
+        return [counts[head] + self._between(low, high) + counts[tail] for head, low, high, tail in plans]
 
     def count_texts(self, texts: Sequence[str]) -> list[int]:
         """Exact counts of arbitrary strings, as sums of their memoized pieces."""
         if not self.exact:
             return self.counter.count_batch(texts)
         pieces = [PIECE.findall(text) for text in texts]
-        self._learn([piece for text_pieces in pieces for piece in text_pieces])
-        lookup = self.memo.__getitem__
+        self.pieces.learn([piece for text_pieces in pieces for piece in text_pieces])
+        lookup = self.pieces.counts.__getitem__
         return [sum(map(lookup, text_pieces)) for text_pieces in pieces]
-
-    def _learn(self, strings: Sequence[str]) -> None:
-        self.pieces.learn(strings)
 
     def _first_boundary(self, start: int, end: int) -> int | None:
         """`start` itself when the whole text splits there, else the first boundary inside the slice."""
@@ -265,13 +262,13 @@ class SliceCounter:
             if run_end > run_start:
                 runs[run_start] = run_end
         ordered = sorted(runs.items())
-        self._learn([text[start:end] for start, end in ordered])
+        self.pieces.learn([text[start:end] for start, end in ordered])
         starts = self.token_starts
         self.gap_corrections = [0]
         for start, end in ordered:
             in_pages = bisect.bisect_left(starts, end) - bisect.bisect_left(starts, start)
             self.gap_starts.append(start)
-            self.gap_corrections.append(self.gap_corrections[-1] + self.memo[text[start:end]] - in_pages)
+            self.gap_corrections.append(self.gap_corrections[-1] + self.pieces.counts[text[start:end]] - in_pages)
 
 
 def _is_boundary(text: str, position: int) -> bool:

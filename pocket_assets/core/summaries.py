@@ -484,9 +484,9 @@ def summarize_tables(
     for table, parent, text, tokens in zip(tables, holders, texts, token_counts):
         context = table.context
         record_id = ids.table_summary_id(identity.source, context.page, context.table_index)
-        block_prefix = ids.canonical_id(doc_uid, revision, parent.section_id, context.page, 0).rpartition("|b=")[0]
-        block = next_block.get(block_prefix, 0)
-        next_block[block_prefix] = block + 1
+        place = ids.canonical_place(doc_uid, revision, parent.section_id, context.page)
+        block = next_block.get(place, 0)
+        next_block[place] = block + 1
         records.append(
             ChunkRecord(
                 id=record_id,
@@ -547,12 +547,12 @@ class _LocatedTable:
 
 
 def _next_free_blocks(chunks: Iterable[ChunkRecord]) -> dict[str, int]:
-    """Per canonical-id prefix (document, revision, section, page): the first block number no chunk uses."""
+    """Per canonical place (document, revision, section, page): the first block number no chunk uses."""
     next_block: dict[str, int] = {}
     for chunk in chunks:
-        prefix, _, block = chunk.canonical_id.rpartition("|b=")
-        if block.isdigit():
-            next_block[prefix] = max(next_block.get(prefix, 0), int(block) + 1)
+        place, block = ids.split_canonical_id(chunk.canonical_id)
+        if block is not None:
+            next_block[place] = max(next_block.get(place, 0), block + 1)
     return next_block
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pocket_assets.core.document import PageContent
@@ -44,6 +45,18 @@ def starts_list_item(text: str) -> bool:
 def escape_paragraph(text: str) -> str:
     """A backslash before an opening that Markdown would read as structure; the words stay as they are."""
     return f"\\{text}" if _MARKDOWN_OPENING.match(text) else text
+
+
+def _run_from(paragraphs: list[Paragraph], index: int, continues: Callable[[Paragraph], bool]) -> list[Paragraph]:
+    """`paragraphs[index]` and the paragraphs right after it that `continues` accepts (one code block, list...)."""
+    end = index + 1
+    while end < len(paragraphs) and continues(paragraphs[end]):
+        end += 1
+    return paragraphs[index:end]
+
+
+def _continues_code(paragraph: Paragraph) -> bool:
+    return all(line.mono for line in paragraph.lines) and not is_margin_label(paragraph)
 
 
 def _continues_list(paragraph: Paragraph) -> bool:
@@ -296,27 +309,18 @@ def render_page(
             section_level = level
             writer.add("heading", f"{'#' * level} {text}", level=level)
         elif all(line.mono for line in paragraph.lines):
-            run = [paragraph]
-            while (
-                index + 1 < len(paragraphs)
-                and all(line.mono for line in paragraphs[index + 1].lines)
-                and not is_margin_label(paragraphs[index + 1])
-            ):
-                index += 1
-                run.append(paragraphs[index])
+            run = _run_from(paragraphs, index, _continues_code)
+            index += len(run) - 1
             writer.add("code", _code_markdown(run))
         elif _is_display_math(paragraph):
-            run = [paragraph]
-            while index + 1 < len(paragraphs) and _is_display_math(paragraphs[index + 1]):
-                index += 1
-                run.append(paragraphs[index])
+            run = _run_from(paragraphs, index, _is_display_math)
+            index += len(run) - 1
             writer.add("equation", _equation_markdown(run))
         elif starts_list_item(text):
-            items = [list_item_markdown(text)]
-            while index + 1 < len(paragraphs) and _continues_list(paragraphs[index + 1]):
-                index += 1
-                items.append(list_item_markdown(join_lines(line.text for line in paragraphs[index].lines)))
-            writer.add("list", "\n".join(items))
+            run = _run_from(paragraphs, index, _continues_list)
+            index += len(run) - 1
+            items = [text, *(join_lines(line.text for line in item.lines) for item in run[1:])]
+            writer.add("list", "\n".join(map(list_item_markdown, items)))
         else:
             writer.add("paragraph", escape_paragraph(text))
         index += 1
