@@ -24,6 +24,7 @@ from pocket_assets.defs.resources import (
     default_paths,
     environment_policy,
 )
+from pocket_assets.defs.run_verdict import every_pdf_built
 from pocket_assets.defs.schedules import corpus_refresh
 from pocket_assets.defs.sensors import raw_pdf_sensor
 from pocket_assets.defs.stale_sensor import stale_pdfs
@@ -36,6 +37,7 @@ ASSETS = [
     table_summaries,
     validated_chunks,
     android_export,
+    every_pdf_built,
     retrieval_eval,
     child_embeddings,
 ]

@@ -1,30 +1,48 @@
-"""Run one stage over every PDF of a run, so that one broken PDF fails only itself.
+"""Run one stage over every PDF of a run, so that one broken PDF fails only itself, and show each PDF's own state.
 
-Dagster cannot mark a single partition of a multi-partition (single-run backfill)
-step as failed (dagster issue 17836). So each stage catches a PDF's error,
-records it in that partition's manifest (keeping its last good output), skips
-the PDF downstream, and goes on with the others. A run of one PDF that fails
-still fails its step, so the UI shows the red partition; a run of many reports
-the failures in metadata and through the build command's exit code.
+Dagster 1.13 gives user code no way to materialize only some partitions of a
+multi-partition (single-run backfill) step: a yielded result materializes every
+partition of the run (dagster issue 17836). What it does compute per partition
+(`_core/storage/partition_status_cache.py`): a partition whose latest event is a
+planned materialization, with no materialization after it, in a run that ended
+FAILED, is failed; `assetPartitionStatuses` then lists it among the failed
+partitions and not the materialized ones, and a later materialization turns it
+green again. So each stage:
+
+1. builds every PDF of the run in turn (`[i/N] key` in the run log), stores each
+   good output and records a failure in the PDF's manifest, keeping its last
+   good file; a crash's traceback goes to the run log at ERROR;
+2. yields one result whose materialization of each partition carries that PDF's
+   own numbers (`add_asset_metadata(..., partition_key=...)`): row count, column
+   schema, seconds and the stage's figures; run totals go to the run log;
+3. plans each failed PDF again after its materialization (`mark_failed`), so the
+   run's failure makes Dagster show exactly that partition failed;
+4. fails the run: the `every_pdf_built` check does it after the export, so the
+   other PDFs still ship; a run without that check fails at this step.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 from dagster import (
+    AssetCheckKey,
     AssetCheckResult,
     AssetCheckSeverity,
     AssetExecutionContext,
-    AssetObservation,
+    AssetKey,
     Failure,
     MaterializeResult,
     MetadataValue,
+    TableColumn,
+    TableSchema,
 )
+from dagster._core.events import AssetMaterializationPlannedData, DagsterEvent, DagsterEventType
 
 from pocket_assets.runstate.storage import (
     STATUS_FAILED,
@@ -34,6 +52,10 @@ from pocket_assets.runstate.storage import (
     PartitionStore,
     UpstreamNotReady,
 )
+
+# The check that fails a run in which any PDF failed, once the export has shipped the others.
+EVERY_PDF_BUILT = AssetCheckKey(AssetKey("android_export"), "every_pdf_built")
+_NOT_ADDED = ("dagster/", "tokens_")
 
 
 @dataclass(frozen=True)
@@ -47,12 +69,32 @@ class StageOutput:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+class PdfRejected(Exception):
+    """A stage's verdict on a PDF (not a crash): logged without a traceback, with what it found.
+
+    `extra` is kept in the PDF's manifest (e.g. the gates' findings, for the corpus-level
+    checks); `metadata` goes onto the PDF's materialization.
+    """
+
+    def __init__(self, sentence: str, metadata: dict[str, Any], extra: dict[str, Any]) -> None:
+        super().__init__(sentence)
+        self.metadata = metadata
+        self.extra = extra
+
+
 @dataclass(frozen=True)
 class Outcome:
+    """How one PDF fared in this step; `extra` is what its manifest now holds beyond the status."""
+
     partition_key: str
     status: str
     reason: str | None
     metadata: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == STATUS_OK
 
 
 def run_per_pdf(
@@ -60,34 +102,67 @@ def run_per_pdf(
     store: PartitionStore,
     build: Callable[[str], StageOutput],
     code_version: str | None = None,
-    summarize: Callable[[list[Outcome]], dict[str, Any]] | None = None,
-    checks: Callable[[list[Outcome]], Sequence[AssetCheckResult]] | None = None,
-    fail_when_all_fail: bool = True,
-) -> MaterializeResult:
+    checks: Callable[[Sequence[Outcome]], Sequence[AssetCheckResult]] | None = None,
+) -> Iterator[MaterializeResult]:
     """Build, store and report every partition of the run; see the module docstring.
 
-    `checks` (called after every PDF was tried) gives the asset's check results.
-    An asset whose checks judge the PDFs (the gates) sets `fail_when_all_fail=False`:
-    its failed PDFs show as failed checks, which block what is downstream.
+    `checks`, called once every PDF was tried, gives the asset's check results.
     """
     asset = context.asset_key.to_user_string()
-    outcomes = [_build_one(context, store, asset, key, build, code_version) for key in sorted(context.partition_keys)]
-    failed = [outcome for outcome in outcomes if outcome.status != STATUS_OK]
-    if failed and len(failed) == len(outcomes) and fail_when_all_fail:
+    keys = sorted(context.partition_keys)
+    outcomes = [
+        _build_one(context, store, asset, key, build, code_version, f"[{index}/{len(keys)}]")
+        for index, key in enumerate(keys, start=1)
+    ]
+    for outcome in outcomes:
+        context.add_asset_metadata(outcome.metadata, partition_key=outcome.partition_key)
+    failed = [outcome for outcome in outcomes if not outcome.ok]
+    context.log.info(run_totals(asset, outcomes))
+    yield MaterializeResult(check_results=list(checks(outcomes)) if checks is not None else [])
+    if not failed:
+        return
+    mark_failed(context, [outcome.partition_key for outcome in failed])
+    if EVERY_PDF_BUILT not in context.job_def.asset_layer.asset_graph.asset_check_keys:
         raise Failure(
-            description=" / ".join(f"{outcome.partition_key}: {outcome.reason}" for outcome in failed),
-            metadata={"failed_partitions": MetadataValue.md(_failure_table(failed))},
+            description=f"{len(failed)} of {len(outcomes)} PDF(s) failed {asset}: "
+            + " / ".join(f"{outcome.partition_key}: {outcome.reason}" for outcome in failed),
+            metadata={"failed_partitions": MetadataValue.md(failure_table(failed))},
         )
-    metadata: dict[str, Any] = {
-        "partitions": len(outcomes),
-        "partitions_failed": len(failed),
-    }
-    if failed:
-        metadata["failed_partitions"] = MetadataValue.md(_failure_table(failed))
-    check_results = list(checks(outcomes)) if checks is not None else []
-    if summarize is not None:
-        metadata.update(summarize([outcome for outcome in outcomes if outcome.status == STATUS_OK]))
-    return MaterializeResult(metadata=metadata, check_results=check_results)
+
+
+def mark_failed(context: AssetExecutionContext, partition_keys: Sequence[str]) -> None:
+    """Plan these partitions again after their materialization: once the run fails, Dagster shows them failed.
+
+    The framework's own planned events are made the same way (`run_domain.py`); this one
+    only comes later in the run, so it is each partition's latest event.
+    """
+    step_key = context.op_execution_context.get_step_execution_context().step.key
+    asset = context.asset_key.to_user_string()
+    for key in partition_keys:
+        event = DagsterEvent(
+            event_type_value=DagsterEventType.ASSET_MATERIALIZATION_PLANNED.value,
+            job_name=context.run.job_name,
+            message=f"{asset} {key} failed in this run: planned again with no materialization, so it shows failed",
+            event_specific_data=AssetMaterializationPlannedData(context.asset_key, partition=key),
+            step_key=step_key,
+        )
+        context.instance.report_dagster_event(event, context.run.run_id, logging.WARNING)
+
+
+def run_totals(asset: str, outcomes: Sequence[Outcome]) -> str:
+    """One log line: how many PDFs went through, and their counts summed (token statistics do not add)."""
+    built = [outcome for outcome in outcomes if outcome.ok]
+    totals: dict[str, float] = {}
+    for outcome in built:
+        for name, value in outcome.metadata.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and not name.startswith(_NOT_ADDED):
+                totals[name] = totals.get(name, 0) + value
+    figures = ", ".join(f"{name} {round(value, 3)}" for name, value in sorted(totals.items()))
+    return f"{asset}: {len(built)} of {len(outcomes)} PDF(s) built" + (f"; totals: {figures}" if figures else "")
+
+
+def column_schema(schema: pa.Schema) -> TableSchema:
+    return TableSchema(columns=[TableColumn(name=f.name, type=str(f.type)) for f in schema])
 
 
 def _build_one(
@@ -97,16 +172,21 @@ def _build_one(
     key: str,
     build: Callable[[str], StageOutput],
     code_version: str | None,
+    progress: str,
 ) -> Outcome:
-    run_id = context.run.run_id
+    context.log.info(f"{asset} {progress} {key}")
+    started = time.perf_counter()
     try:
         output = build(key)
     except UpstreamNotReady as reason:
-        return _record(context, store, asset, key, STATUS_SKIPPED, f"skipped: {reason}", code_version, run_id)
+        return _record(context, store, asset, key, STATUS_SKIPPED, f"skipped: {reason}", code_version)
+    except PdfRejected as rejection:
+        return _record(context, store, asset, key, STATUS_FAILED, str(rejection), code_version, rejection)
     except Exception as error:  # one PDF's failure, whatever it is, must not stop the others
-        context.log.debug(traceback.format_exc())
-        return _record(context, store, asset, key, STATUS_FAILED, str(error), code_version, run_id)
-    store.write(
+        context.log.error(f"{asset} {key} raised:\n{traceback.format_exc()}")
+        return _record(context, store, asset, key, STATUS_FAILED, f"{type(error).__name__}: {error}", code_version)
+    seconds = round(time.perf_counter() - started, 3)
+    path = store.write(
         asset,
         key,
         output.rows,
@@ -118,14 +198,20 @@ def _build_one(
             rows=len(output.rows),
             source_sha256=output.source_sha256,
             code_version=code_version,
-            run_id=run_id,
+            run_id=context.run.run_id,
             extra=output.extra,
         ),
     )
-    metadata = {"path": MetadataValue.path(str(store.data_path(asset, key))), **output.metadata}
-    context.log_event(AssetObservation(asset_key=context.asset_key, partition=key, metadata=metadata))
-    context.log.info(f"{asset} {key}: {len(output.rows)} rows")
-    return Outcome(key, STATUS_OK, None, output.metadata)
+    metadata = {
+        "status": STATUS_OK,
+        "dagster/row_count": len(output.rows),
+        "dagster/column_schema": column_schema(output.schema),
+        "seconds": seconds,
+        **output.metadata,
+        "path": MetadataValue.path(str(path)),
+    }
+    context.log.info(f"{asset} {progress} {key}: {len(output.rows)} rows in {seconds} s")
+    return Outcome(key, STATUS_OK, None, metadata, output.extra)
 
 
 def _record(
@@ -136,9 +222,11 @@ def _record(
     status: str,
     reason: str,
     code_version: str | None,
-    run_id: str,
+    rejection: PdfRejected | None = None,
 ) -> Outcome:
+    """The manifest says how this attempt ended; the last good file, if any, stays (and is named)."""
     previous = store.manifest(asset, key)
+    extra = rejection.extra if rejection else {}
     store.write_manifest(
         PartitionManifest(
             asset=asset,
@@ -148,22 +236,26 @@ def _record(
             rows=0,
             source_sha256=previous.source_sha256 if previous else None,
             code_version=code_version,
-            run_id=run_id,
+            run_id=context.run.run_id,
+            extra=extra,
         )
     )
     level = logging.WARNING if status == STATUS_SKIPPED else logging.ERROR
     context.log.log(level, f"{asset} {key} {status}: {reason}")
-    context.log_event(
-        AssetObservation(asset_key=context.asset_key, partition=key, metadata={"status": status, "reason": reason})
-    )
-    return Outcome(key, status, reason, {})
+    metadata: dict[str, Any] = {"status": status, "reason": MetadataValue.text(reason)}
+    if rejection:
+        metadata.update(rejection.metadata)
+    kept = store.data_path(asset, key)
+    if kept.is_file():
+        metadata["kept_file"] = MetadataValue.path(str(kept))
+    return Outcome(key, status, reason, metadata, extra)
 
 
-def failed_pdfs_check(check_name: str) -> Callable[[list[Outcome]], list[AssetCheckResult]]:
+def failed_pdfs_check(check_name: str) -> Callable[[Sequence[Outcome]], list[AssetCheckResult]]:
     """A check that passes when every PDF of the run went through, and lists those that did not."""
 
-    def check(outcomes: list[Outcome]) -> list[AssetCheckResult]:
-        failed = [outcome for outcome in outcomes if outcome.status != STATUS_OK]
+    def check(outcomes: Sequence[Outcome]) -> list[AssetCheckResult]:
+        failed = [outcome for outcome in outcomes if not outcome.ok]
         return [
             AssetCheckResult(
                 check_name=check_name,
@@ -172,7 +264,7 @@ def failed_pdfs_check(check_name: str) -> Callable[[list[Outcome]], list[AssetCh
                 metadata={
                     "pdfs_checked": len(outcomes),
                     "pdfs_failed": len(failed),
-                    "failures": MetadataValue.md(_failure_table(failed) if failed else "none"),
+                    "failures": MetadataValue.md(failure_table(failed) if failed else "none"),
                 },
             )
         ]
@@ -180,7 +272,7 @@ def failed_pdfs_check(check_name: str) -> Callable[[list[Outcome]], list[AssetCh
     return check
 
 
-def _failure_table(outcomes: Iterable[Outcome]) -> str:
+def failure_table(outcomes: Iterable[Outcome]) -> str:
     lines = ["| PDF | status | reason |", "|---|---|---|"]
     lines += [f"| {o.partition_key} | {o.status} | {(o.reason or '').replace('|', '/')} |" for o in outcomes]
     return "\n".join(lines)

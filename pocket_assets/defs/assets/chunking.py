@@ -4,7 +4,7 @@ The assets' code version is the chunker version plus the policy hash, so a
 chunker bump or a policy change marks every PDF stale in the UI.
 """
 
-from typing import Any
+from typing import Any, Iterator
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
@@ -34,7 +34,6 @@ from pocket_assets.defs.resources import (
     SummarizerResource,
     TokenizerResource,
 )
-from pocket_assets.defs.summaries import sum_of
 
 
 def _load_document(store: PartitionStore, key: str) -> tuple[PdfIdentity, tuple[PageRecord, ...]]:
@@ -79,7 +78,7 @@ def _chunk_output(chunks: tuple[ChunkRecord, ...], sha256: str, **extra_metadata
 )
 def parents(
     context: AssetExecutionContext, paths: CorpusPaths, tokenizer: TokenizerResource, chunk_policy: ChunkPolicyResource
-) -> MaterializeResult:
+) -> Iterator[MaterializeResult]:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer.name)
     piece_tokens = PieceTokens(tokenizer.counter())
@@ -89,7 +88,7 @@ def parents(
         _CHILDREN_HANDOFF[_handoff_key(store, key, policy, tokenizer.name)] = chunked.children
         return _chunk_output(chunked.parents, store.manifest("pages", key).source_sha256)
 
-    return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
+    yield from run_per_pdf(context, store, build, CODE_VERSION)
 
 
 @pdf_asset(
@@ -101,7 +100,7 @@ def parents(
 )
 def children(
     context: AssetExecutionContext, paths: CorpusPaths, tokenizer: TokenizerResource, chunk_policy: ChunkPolicyResource
-) -> MaterializeResult:
+) -> Iterator[MaterializeResult]:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer.name)
     piece_tokens = PieceTokens(tokenizer.counter())
@@ -116,7 +115,7 @@ def children(
             made = chunked.children
         return _chunk_output(made, store.manifest("pages", key).source_sha256)
 
-    return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
+    yield from run_per_pdf(context, store, build, CODE_VERSION)
 
 
 @pdf_asset(
@@ -132,7 +131,7 @@ def table_summaries(
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
     summarizer: SummarizerResource,
-) -> MaterializeResult:
+) -> Iterator[MaterializeResult]:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer.name)
     counter = tokenizer.counter()
@@ -161,6 +160,4 @@ def table_summaries(
             table_types=MetadataValue.json(stats.table_types),
         )
 
-    return run_per_pdf(
-        context, store, build, CODE_VERSION, summarize=sum_of("chunks", "tables", "cache_hits", "llm_calls")
-    )
+    yield from run_per_pdf(context, store, build, CODE_VERSION)

@@ -2,6 +2,8 @@
 
 from collections import Counter
 
+from typing import Iterator
+
 from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION, extract_pages
@@ -11,7 +13,6 @@ from pocket_assets.core.schemas import PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
 from pocket_assets.defs.partitions import pdf_asset
 from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
 from pocket_assets.defs.resources import CorpusPaths, ExtractionResource
-from pocket_assets.defs.summaries import sum_of
 
 READABLE_PDF = "readable_pdf"
 # What the extractor found, per PDF and in total, for the UI: a drop after an extractor change shows here.
@@ -31,7 +32,7 @@ _BLOCK_COUNTS = {"heading": "headings", "table": "tables", "code": "code_blocks"
     description="One PDF of the corpus: corpus, file name, sha256, size, page count and PDF metadata. "
     "Fails that PDF (only) if it is not a PDF, truncated, encrypted or has no pages.",
 )
-def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeResult:
+def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> Iterator[MaterializeResult]:
     def build(key: str) -> StageOutput:
         identity = inspect_pdf(paths.raw_path / key, key)
         return StageOutput(
@@ -46,13 +47,7 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
             },
         )
 
-    return run_per_pdf(
-        context,
-        paths.store(),
-        build,
-        summarize=sum_of("page_count", "size_bytes"),
-        checks=failed_pdfs_check(READABLE_PDF),
-    )
+    yield from run_per_pdf(context, paths.store(), build, checks=failed_pdfs_check(READABLE_PDF))
 
 
 @pdf_asset(
@@ -63,7 +58,9 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
     "(empty or image-only pages), and the page's span and first line in the document text.",
     code_version=EXTRACTOR_VERSION,
 )
-def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource) -> MaterializeResult:
+def pages(
+    context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource
+) -> Iterator[MaterializeResult]:
     store = paths.store()
 
     def build(key: str) -> StageOutput:
@@ -81,10 +78,10 @@ def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: Extrac
                 "characters": text_chars,
                 "empty_pages": sum(1 for page in records if not page.text.strip()),
                 **{_BLOCK_COUNTS[kind]: kinds[kind] for kind in _BLOCK_COUNTS},
-                "warnings": MetadataValue.md("\n".join(f"- {w}" for w in warnings) or "none"),
+                "warnings": len(warnings),
+                "warnings_list": MetadataValue.md("\n".join(f"- {w}" for w in warnings) or "none"),
                 "preview": MetadataValue.md(records[0].text[:1500] if records else ""),
             },
         )
 
-    totals = sum_of("page_count", "characters", "empty_pages", *_BLOCK_COUNTS.values())
-    return run_per_pdf(context, store, build, EXTRACTOR_VERSION, summarize=totals)
+    yield from run_per_pdf(context, store, build, EXTRACTOR_VERSION)

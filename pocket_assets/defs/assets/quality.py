@@ -1,10 +1,16 @@
 """Quality: every chunk of a PDF passes the gates before it can be exported.
 
-Three blocking checks (Great Expectations suites, the chunk JSON Schema, page
-and text coverage) judge each PDF of the run. A PDF that fails keeps its last
-good `validated_chunks` file; the checks name the expectation, the count and the
-first offending ids with their pages; the other PDFs go on.
+Three checks (Great Expectations suites, the chunk JSON Schema, page and text
+coverage) judge each PDF. A PDF that fails keeps its last good
+`validated_chunks` file, shows failed in the Partitions tab, and carries its
+findings on its materialization; the others go on to the export. Each check
+gives the corpus-level view: which PDFs currently fail that gate (whichever run
+last judged them), with the offending chunks' ids, pages and the start of their
+text. The checks do not block: one PDF must not stop the others' export; the
+`every_pdf_built` check fails the run instead.
 """
+
+from typing import Iterator, Sequence
 
 from dagster import (
     AssetCheckResult,
@@ -15,22 +21,37 @@ from dagster import (
     MetadataValue,
 )
 
+from pocket_assets.core.quality.gate_findings import (
+    GateFinding,
+    findings_from_json,
+    findings_markdown,
+    findings_to_json,
+    gate_findings,
+)
+from pocket_assets.core.quality.report import write_report_html
+from pocket_assets.core.quality.validation import PARTITION_GATES, validate_partition
 from pocket_assets.core.records import chunk_from_dict, page_from_dict, to_dict
 from pocket_assets.core.schemas import CHUNK_SCHEMA
-from pocket_assets.core.quality.validation import PARTITION_GATES, GateReport, validate_partition
-from pocket_assets.core.quality.report import write_report_html
 from pocket_assets.defs.assets.chunking import table_summaries
 from pocket_assets.defs.chunk_metadata import chunk_metadata
-from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset
-from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
+from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset, pdf_partitions
+from pocket_assets.defs.per_pdf import Outcome, PdfRejected, StageOutput, run_per_pdf
 from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, GatesResource, TokenizerResource
-from pocket_assets.defs.summaries import sum_of
+from pocket_assets.runstate.storage import STATUS_FAILED, PartitionStore
 
 CHUNK_STAGES = ("parents", "children", "table_summaries")
+VALIDATED = "validated_chunks"
+FINDINGS = "gate_failures"  # the manifest's `extra` entry holding a PDF's findings
+# What each gate's failures are, for its count in the check metadata.
+_FAILED_COUNT_NAMES = {
+    "expectations": "expectations_failed",
+    "json_schema": "schema_rules_failed",
+    "coverage": "coverage_rules_failed",
+}
 
 
-class GateFailed(Exception):
-    """A PDF whose chunks failed a gate: recorded as failed, its last good output kept."""
+class GateFailed(PdfRejected):
+    """A PDF whose chunks failed a gate: recorded as failed with its findings, its last good output kept."""
 
 
 @pdf_asset(
@@ -38,7 +59,7 @@ class GateFailed(Exception):
     kinds=("parquet", "great_expectations"),
     deps=[table_summaries],
     check_specs=[
-        AssetCheckSpec(gate, asset="validated_chunks", blocking=True, description=description)
+        AssetCheckSpec(gate, asset="validated_chunks", description=description)
         for gate, description in (
             (
                 "expectations",
@@ -53,7 +74,7 @@ class GateFailed(Exception):
         )
     ],
     description="Parents, children and table summaries of a PDF that passed every gate; only these are exported. "
-    "A PDF failing a gate keeps its previous good file and blocks the export.",
+    "A PDF failing a gate keeps its previous good file, shows failed with its findings, and fails the run.",
     versioned=True,
 )
 def validated_chunks(
@@ -62,71 +83,75 @@ def validated_chunks(
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
     gates: GatesResource,
-) -> MaterializeResult:
+) -> Iterator[MaterializeResult]:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer.name)
     loaded_gates = gates.gates(paths.expectations_path)
-    reports: dict[str, GateReport] = {}
 
     def build(key: str) -> StageOutput:
         chunks = [chunk_from_dict(row) for stage in CHUNK_STAGES for row in store.read(stage, key)]
         page_records = [page_from_dict(row) for row in store.read("pages", key)]
-        report = reports[key] = validate_partition(loaded_gates, key, chunks, page_records, policy)
-        if not report.passed:
-            raise GateFailed(_failure_sentence(key, report))
+        report = validate_partition(loaded_gates, key, chunks, page_records, policy)
+        report_path = write_report_html(
+            paths.output_path / "reports" / "validation" / f"{key}.html", [report], f"Validation report, {key}"
+        )
+        findings = gate_findings(report, chunks, page_records)
+        metadata = {
+            **{f"{gate}_failed": sum(1 for f in findings if f.gate == gate) for gate in PARTITION_GATES},
+            "gate_report": MetadataValue.path(str(report_path)),
+        }
+        extra = {FINDINGS: findings_to_json(findings)}
+        if findings:
+            metadata["gate_failures"] = MetadataValue.md(findings_markdown([(key, f) for f in findings]))
+            raise GateFailed(_failure_sentence(key, findings), metadata, extra)
         return StageOutput(
             rows=[to_dict(chunk) for chunk in chunks],
             schema=CHUNK_SCHEMA,
             source_sha256=store.manifest("raw_pdf", key).source_sha256,
-            metadata=chunk_metadata(chunks, page_records),
+            metadata={**chunk_metadata(chunks, page_records), **metadata},
+            extra=extra,
         )
 
-    def checks(_outcomes: list) -> list[AssetCheckResult]:
-        report_path = write_report_html(
-            paths.output_path / "reports" / f"validation_{context.run.run_id}.html",
-            [reports[key] for key in sorted(reports)],
-            f"Validation report, run {context.run.run_id}",
-        )
-        return [_check_result(gate, reports, str(report_path)) for gate in PARTITION_GATES]
+    def checks(outcomes: Sequence[Outcome]) -> list[AssetCheckResult]:
+        judged = _stored_findings(store, context.instance.get_dynamic_partitions(pdf_partitions.name))
+        judged.update({o.partition_key: findings_from_json(o.extra.get(FINDINGS, [])) for o in outcomes if FINDINGS in o.extra})
+        return [_gate_check(gate, judged, len(outcomes)) for gate in PARTITION_GATES]
 
-    return run_per_pdf(
-        context, store, build, CODE_VERSION, summarize=sum_of("chunks"), checks=checks, fail_when_all_fail=False
-    )
+    yield from run_per_pdf(context, store, build, CODE_VERSION, checks=checks)
 
 
-def _failure_sentence(key: str, report: GateReport) -> str:
-    first = report.failures()[0]
-    where = ", ".join(f"{chunk_id} (page {page})" for chunk_id, page in first.offending[:3])
+def _failure_sentence(key: str, findings: list[GateFinding]) -> str:
+    first = findings[0]
+    where = ", ".join(f"{o.label} (page {o.page})" for o in first.offenders[:3])
     return (
-        f"{key} failed {len(report.failures())} expectation(s), first {first.gate}/{first.expectation}: "
-        f"{first.unexpected_count} offending{': ' + where if where else ''}. "
+        f"{key} failed {len(findings)} expectation(s), first {first.gate}/{first.expectation}: "
+        f"{first.count} offending{': ' + where if where else ''}. "
         "Fix the PDF or the chunk policy and rebuild; the previous validated chunks are kept."
     )
 
 
-def _check_result(gate: str, reports: dict[str, GateReport], report_path: str) -> AssetCheckResult:
-    failures = [
-        (key, result)
-        for key, report in sorted(reports.items())
-        for result in report.gate_results(gate)
-        if not result.passed
-    ]
-    lines = ["| PDF | expectation | count | first offending (id, page) |", "|---|---|---|---|"]
-    lines += [
-        f"| {key} | {result.expectation} | {result.unexpected_count} | "
-        + ", ".join(f"{chunk_id} (p{page})" for chunk_id, page in result.offending[:10]).replace("|", "/")
-        + " |"
-        for key, result in failures
-    ]
+def _stored_findings(store: PartitionStore, keys: Sequence[str]) -> dict[str, list[GateFinding]]:
+    """Every PDF's findings from the last run that judged it (a PDF never judged is left out)."""
+    judged = {}
+    for key in keys:
+        manifest = store.manifest(VALIDATED, key)
+        if manifest is not None and FINDINGS in manifest.extra:
+            judged[key] = findings_from_json(manifest.extra[FINDINGS]) if manifest.status == STATUS_FAILED else []
+    return judged
+
+
+def _gate_check(gate: str, judged: dict[str, list[GateFinding]], judged_in_run: int) -> AssetCheckResult:
+    """The corpus as it stands: which PDFs currently fail this gate, and with what."""
+    rows = [(key, finding) for key, findings in sorted(judged.items()) for finding in findings if finding.gate == gate]
     return AssetCheckResult(
         check_name=gate,
-        passed=not failures,
+        passed=not rows,
         severity=AssetCheckSeverity.ERROR,
         metadata={
-            "pdfs_checked": len(reports),
-            "pdfs_failed": len({key for key, _ in failures}),
-            "failed_expectations": len(failures),
-            "failures": MetadataValue.md("\n".join(lines) if failures else "none"),
-            "report": MetadataValue.path(report_path),
+            "pdfs_judged": len(judged),
+            "pdfs_judged_in_this_run": judged_in_run,
+            "pdfs_failing": len({key for key, _ in rows}),
+            _FAILED_COUNT_NAMES[gate]: len(rows),
+            "failures": MetadataValue.md(findings_markdown(rows)),
         },
     )
