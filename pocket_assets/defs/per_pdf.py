@@ -18,7 +18,8 @@ green again. So each stage:
 3. plans each failed PDF again after its materialization (`mark_failed`), so the
    run's failure makes Dagster show exactly that partition failed;
 4. fails the run: the `every_pdf_built` check does it after the export, so the
-   other PDFs still ship; a run without that check fails at this step.
+   other PDFs still ship; in a run without that check, the run's last per-PDF
+   stage fails its step (earlier ones must not: their good PDFs go on).
 """
 
 from __future__ import annotations
@@ -122,12 +123,23 @@ def run_per_pdf(
     if not failed:
         return
     mark_failed(context, [outcome.partition_key for outcome in failed])
-    if EVERY_PDF_BUILT not in context.job_def.asset_layer.asset_graph.asset_check_keys:
+    if not _failure_reported_later(context):
         raise Failure(
             description=f"{len(failed)} of {len(outcomes)} PDF(s) failed {asset}: "
             + " / ".join(f"{outcome.partition_key}: {outcome.reason}" for outcome in failed),
             metadata={"failed_partitions": MetadataValue.md(failure_table(failed))},
         )
+
+
+def _failure_reported_later(context: AssetExecutionContext) -> bool:
+    """Whether something after this step in the run fails the run for this step's failed PDFs: the
+    `every_pdf_built` check, or a later per-PDF stage (which finds them skipped, and so on)."""
+    layer = context.job_def.asset_layer
+    if EVERY_PDF_BUILT in layer.asset_graph.asset_check_keys:
+        return True
+    in_run = layer.selected_asset_keys
+    later = layer.asset_graph.get(context.asset_key).child_keys
+    return any(key in in_run and layer.asset_graph.get(key).partitions_def is not None for key in later)
 
 
 def mark_failed(context: AssetExecutionContext, partition_keys: Sequence[str]) -> None:
@@ -179,12 +191,12 @@ def _build_one(
     try:
         output = build(key)
     except UpstreamNotReady as reason:
-        return _record(context, store, asset, key, STATUS_SKIPPED, f"skipped: {reason}", code_version)
+        return _record(context, store, asset, key, STATUS_SKIPPED, str(reason), code_version)
     except PdfRejected as rejection:
         return _record(context, store, asset, key, STATUS_FAILED, str(rejection), code_version, rejection)
     except Exception as error:  # one PDF's failure, whatever it is, must not stop the others
         context.log.error(f"{asset} {key} raised:\n{traceback.format_exc()}")
-        return _record(context, store, asset, key, STATUS_FAILED, f"{type(error).__name__}: {error}", code_version)
+        return _record(context, store, asset, key, STATUS_FAILED, str(error), code_version)
     seconds = round(time.perf_counter() - started, 3)
     path = store.write(
         asset,

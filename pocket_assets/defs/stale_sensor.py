@@ -7,12 +7,10 @@ each partition's events say since when and why it is stale or fresh again.
 
 from __future__ import annotations
 
-import dataclasses
-import json
-
 from dagster import AssetObservation, DefaultSensorStatus, SensorEvaluationContext, SensorResult, sensor
 
-from pocket_assets.runstate.corpus_scan import FileState, scan_corpus
+from pocket_assets.defs.scan_cursor import decode_states, digest, dumps, encode_states, loads
+from pocket_assets.runstate.corpus_scan import scan_corpus
 from pocket_assets.runstate.staleness import describe
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
@@ -24,17 +22,18 @@ OBSERVED_ASSET = "validated_chunks"
 @sensor(
     name="stale_pdfs",
     minimum_interval_seconds=300,
-    default_status=DefaultSensorStatus.RUNNING,
+    default_status=DefaultSensorStatus.STOPPED,
     description="Lists the PDFs whose outputs are stale (changed file, chunker or policy bump, failed last "
     "attempt) and records an observation with the reasons on validated_chunks whenever a PDF turns stale or "
-    "fresh. Launches nothing.",
+    "fresh. Launches nothing. Off by default: turn it on to follow staleness in the UI (`pocket-assets stale` "
+    "says the same on demand).",
 )
 def stale_pdfs(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorResult:
-    state = json.loads(context.cursor or "{}")
-    known = {key: FileState(**file_state) for key, file_state in state.get("files", {}).items()}
+    state = loads(context.cursor)
+    known = decode_states(state.get("files", {}))
     changes = scan_corpus(paths.raw_path, known)
     verdicts = pdf_staleness(paths, {key: file_state.sha256 for key, file_state in changes.states.items()})
-    reported: dict[str, str] = state.get("reasons", {})
+    reported: dict[str, str] = state.get("reported", {})
     current = {verdict.partition_key: "; ".join(verdict.reasons) for verdict in verdicts}
     registered = set(context.instance.get_dynamic_partitions(pdf_partitions.name))
     code_version = stage_code_versions()[OBSERVED_ASSET]
@@ -50,15 +49,14 @@ def stale_pdfs(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorRe
             },
         )
         for key, reasons in sorted(current.items())
-        if key in registered and reported.get(key) != reasons
+        if key in registered and reported.get(key) != digest(reasons)
     ]
     stale = [verdict for verdict in verdicts if verdict.stale]
     summary = f"{len(stale)} of {len(verdicts)} PDF(s) stale" + (f":\n{describe(stale)}" if stale else "")
-    cursor = json.dumps(
+    cursor = dumps(
         {
-            "files": {key: dataclasses.asdict(file_state) for key, file_state in changes.states.items()},
-            "reasons": {key: reasons for key, reasons in current.items() if key in registered},
-        },
-        sort_keys=True,
+            "files": encode_states(changes.states),
+            "reported": {key: digest(reasons) for key, reasons in current.items() if key in registered},
+        }
     )
     return SensorResult(asset_events=events, skip_reason=summary, cursor=cursor)

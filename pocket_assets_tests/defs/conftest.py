@@ -2,7 +2,17 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 import pytest
-from dagster import AssetSelection, DagsterInstance, ExecuteInProcessResult, instance_for_test, materialize
+from dagster import (
+    AssetKey,
+    AssetRecordsFilter,
+    AssetSelection,
+    DagsterInstance,
+    ExecuteInProcessResult,
+    instance_for_test,
+    materialize,
+)
+from dagster._core.definitions.partitions.context import partition_loading_context
+from dagster._core.storage.partition_status_cache import get_and_update_asset_status_cache_value
 
 from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.defs.build import ASSETS, build_resources
@@ -55,3 +65,23 @@ def materialize_export(instance: DagsterInstance, paths: CorpusPaths) -> Execute
     return materialize(
         ASSETS, instance=instance, resources=build_resources(paths), selection=["android_export"], raise_on_error=False
     )
+
+
+def partition_states(instance: DagsterInstance, asset: str) -> dict[str, set[str]]:
+    """`materialized` and `failed` PDFs of an asset, computed as the UI's `assetPartitionStatuses` does
+    (the same status cache; a failed partition is not counted materialized)."""
+    cache = get_and_update_asset_status_cache_value(instance, AssetKey(asset), pdf_partitions)
+    if cache is None:
+        return {"materialized": set(), "failed": set()}
+    with partition_loading_context(dynamic_partitions_store=instance):
+        materialized = set(cache.deserialize_materialized_partition_subsets(pdf_partitions).get_partition_keys())
+        failed = set(cache.deserialize_failed_partition_subsets(pdf_partitions).get_partition_keys())
+    return {"materialized": materialized - failed, "failed": failed}
+
+
+def partition_metadata(instance: DagsterInstance, asset: str, key: str) -> dict[str, object]:
+    """The metadata values of the latest materialization of one PDF's partition."""
+    records = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=AssetKey(asset), asset_partitions=[key]), limit=1
+    ).records
+    return {name: value.value for name, value in records[0].asset_materialization.metadata.items()}

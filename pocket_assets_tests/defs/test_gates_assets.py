@@ -1,16 +1,17 @@
-"""Blocking gates in Dagster: a broken chunk fails the right check, blocks the export, keeps the last good file."""
+"""Gates in Dagster: a broken chunk fails the right check, fails its PDF's partition and the run, keeps the last good file."""
 
 import dataclasses
 from pathlib import Path
 from typing import Callable
 
 import pytest
-from dagster import AssetKey, DagsterInstance
+from dagster import DagsterInstance
 
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
 from pocket_assets.core.schemas import CHUNK_SCHEMA
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets_tests.defs.conftest import materialize_corpus
+from pocket_assets.core.quality.validation import PARTITION_GATES
+from pocket_assets_tests.defs.conftest import materialize_corpus, partition_states
 from pocket_assets_tests.pdf_factory import small_corpus
 
 GATED = ["validated_chunks", "android_export"]
@@ -49,13 +50,12 @@ def _break_children(paths: CorpusPaths, key: str, breaker: Callable[[ChunkRecord
     ],
     ids=["token-cap", "parent-id", "schema-pages", "coverage-slice"],
 )
-def test_a_broken_chunk_fails_its_gate_and_blocks_export(
+def test_a_broken_chunk_fails_its_gate_and_its_partition(
     instance: DagsterInstance, built: CorpusPaths, gate: str, breaker, expectation: str
 ) -> None:
     store = built.store()
     key = "fr/reglement.pdf"
     good_bytes = store.data_path("validated_chunks", key).read_bytes()
-    exports_before = instance.get_latest_materialization_event(AssetKey("android_export"))
     broken_id = _break_children(built, key, breaker)
 
     result = materialize_corpus(instance, built, selection=GATED)
@@ -65,9 +65,10 @@ def test_a_broken_chunk_fails_its_gate_and_blocks_export(
     failures = checks[gate].metadata["failures"].value
     assert key in failures and expectation in failures.lower()
     assert broken_id in failures or gate == "coverage"
-    assert [name for name, evaluation in checks.items() if not evaluation.passed] == [gate]
+    assert [name for name in PARTITION_GATES if not checks[name].passed] == [gate]
+    assert "failed_expectations" not in checks["coverage"].metadata, "each check says only what it found"
     assert store.data_path("validated_chunks", key).read_bytes() == good_bytes, "last good output kept"
     assert store.manifest("validated_chunks", key).status == "failed"
     assert store.manifest("validated_chunks", "intl/rules.pdf").status == "ok", "the other PDF goes on"
-    latest_export = instance.get_latest_materialization_event(AssetKey("android_export"))
-    assert latest_export.run_id == exports_before.run_id, "the blocking check stopped the export"
+    assert not result.success, "a run in which a PDF failed fails"
+    assert partition_states(instance, "validated_chunks") == {"materialized": {"intl/rules.pdf"}, "failed": {key}}

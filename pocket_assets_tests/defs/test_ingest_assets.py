@@ -7,7 +7,7 @@ import pytest
 from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets_tests.defs.conftest import materialize_corpus
+from pocket_assets_tests.defs.conftest import materialize_corpus, partition_metadata, partition_states
 from pocket_assets_tests.pdf_factory import (
     ARTICLE_EN,
     ARTICLE_FR,
@@ -34,13 +34,14 @@ def test_sample_corpus_ingests_in_one_run(instance: DagsterInstance, paths: Corp
     assert (identity["corpus"], identity["source"], identity["page_count"]) == ("intl", "R-data.pdf", 41)
     materialized = instance.get_materialized_partitions(AssetKey("pages"))
     assert materialized == {"fr/f-array.pdf", "fr/faq.pdf", "intl/R-data.pdf"}
-    totals = instance.get_latest_materialization_event(AssetKey("pages")).asset_materialization.metadata
     r_data = pd.read_parquet(store.data_path("pages", "intl/R-data.pdf"))
     with_tables = {row.page for row in r_data.itertuples() if any(block["kind"] == "table" for block in row.blocks)}
     assert {16, 17} <= with_tables, "R-data's printed data frames (unruled) are tables"
     stored = [pd.read_parquet(store.data_path("pages", key)) for key in sorted(materialized)]
     tables = sum(block["kind"] == "table" for frame in stored for blocks in frame["blocks"] for block in blocks)
-    assert totals["total_tables"].value == tables >= 4 and totals["total_headings"].value > 50
+    own = {key: partition_metadata(instance, "pages", key) for key in sorted(materialized)}
+    assert sum(numbers["tables"] for numbers in own.values()) == tables >= 4, "each PDF carries its own tables"
+    assert own["intl/R-data.pdf"]["dagster/row_count"] == 41 and own["fr/faq.pdf"]["dagster/row_count"] == 17
 
 
 @pytest.mark.parametrize(
@@ -61,7 +62,7 @@ def test_a_broken_pdf_fails_alone_inside_a_single_run(
     text_pdf(paths.raw_path / "intl" / "good.pdf", [ARTICLE_EN])
     keys = ["fr/broken.pdf", "fr/good.pdf", "intl/good.pdf"]  # three PDFs, one broken
     result = materialize_corpus(instance, paths, keys=keys, selection=INGEST)
-    assert result.success, "the run goes on for the good PDFs"
+    assert not result.success, "a run in which a PDF failed fails"
     store = paths.store()
     failed = store.manifest("raw_pdf", "fr/broken.pdf")
     assert failed.status == "failed" and reason in failed.reason and "broken.pdf" in failed.reason
@@ -72,18 +73,20 @@ def test_a_broken_pdf_fails_alone_inside_a_single_run(
         assert store.manifest("pages", good).status == "ok"
     check = next(e for e in result.get_asset_check_evaluations() if e.check_name == "readable_pdf")
     assert not check.passed and "fr/broken.pdf" in check.metadata["failures"].value
-    metadata = result.asset_materializations_for_node("raw_pdf")[0].metadata
-    assert metadata["partitions_failed"].value == 1
-    assert "fr/broken.pdf" in metadata["failed_partitions"].value
+    for asset in INGEST:
+        assert partition_states(instance, asset) == {"materialized": {"fr/good.pdf", "intl/good.pdf"}, "failed": {"fr/broken.pdf"}}
+    assert partition_metadata(instance, "raw_pdf", "fr/broken.pdf")["status"] == "failed"
+    assert partition_metadata(instance, "pages", "fr/good.pdf")["status"] == "ok"
 
 
 def test_a_broken_pdf_alone_fails_its_run(instance: DagsterInstance, paths: CorpusPaths) -> None:
     random_bytes_pdf(paths.raw_path / "intl" / "junk.pdf")
     result = materialize_corpus(instance, paths, keys=["intl/junk.pdf"], selection=INGEST)
     assert not result.success
-    failure = result.failure_data_for_node("raw_pdf")
+    failure = result.failure_data_for_node("pages")  # the run's last stage: raw_pdf's good PDFs would go on
     assert "junk.pdf: not a PDF" in failure.error.message
-    assert "intl/junk.pdf" not in instance.get_materialized_partitions(AssetKey("raw_pdf"))
+    for asset in INGEST:
+        assert partition_states(instance, asset)["failed"] == {"intl/junk.pdf"}
 
 
 def test_image_only_pages_are_warned_about_not_failed(instance: DagsterInstance, paths: CorpusPaths) -> None:

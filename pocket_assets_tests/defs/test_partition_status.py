@@ -9,7 +9,6 @@ is rebuilt clean.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ from pocket_assets.cli import main
 from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.runstate.storage import PartitionStore
 from pocket_assets_tests.pdf_factory import REPO_ROOT, SAMPLE_RAW
+from pocket_assets_tests.stricter_suites import suites_refusing
 
 PER_PDF_ASSETS = ("pages", "parents", "children", "validated_chunks")
 FAILING = "fr/faq.pdf"
@@ -55,24 +55,13 @@ query Latest($key: AssetKeyInput!, $partitions: [String!]) {
 """
 
 
-def stricter_suites(target: Path) -> Path:
-    """The project's suites, with `source_is_pdf` refusing one file name: only that PDF fails its gate."""
-    shutil.copytree(REPO_ROOT / "expectations", target)
-    suite_path = target / "chunks.partition.json"
-    suite = json.loads(suite_path.read_text(encoding="utf-8"))
-    expectation = next(e for e in suite["expectations"] if e["meta"]["name"] == "source_is_pdf")
-    expectation["kwargs"]["regex"] = r"^(?!faq\.pdf$).*\.pdf$"
-    suite_path.write_text(json.dumps(suite), encoding="utf-8")
-    return target
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     root = tmp_path_factory.mktemp("status")
     folders = {"home": root / "dagster_home", "raw": root / "raw", "out": root / "out"}
     folders["home"].mkdir()
     shutil.copytree(SAMPLE_RAW, folders["raw"])
-    folders["stricter"] = stricter_suites(root / "stricter")
+    folders["stricter"] = suites_refusing(Path(FAILING).name, root / "stricter")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DAGSTER_HOME", str(folders["home"]))
         patch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "expectations"))

@@ -11,7 +11,7 @@ from dagster import AssetKey, DagsterInstance, instance_for_test, materialize
 from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.defs.build import ASSETS, build_resources
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets_tests.defs.conftest import materialize_corpus
+from pocket_assets_tests.defs.conftest import materialize_corpus, partition_metadata, partition_states
 from pocket_assets_tests.pdf_factory import REPO_ROOT, SAMPLE_RAW
 
 SAMPLE_KEYS = ["fr/f-array.pdf", "fr/faq.pdf", "intl/R-data.pdf"]
@@ -50,10 +50,12 @@ def test_checks_pass_and_metadata_is_numeric(sample_build) -> None:
         )
         evaluation = next(iter(record.values())).event.dagster_event.event_specific_data
         assert evaluation.passed, check
-    event = instance.get_latest_materialization_event(AssetKey("children"))
-    metadata = event.asset_materialization.metadata
-    assert metadata["total_chunks"].value > 100
-    assert metadata["partitions_failed"].value == 0
+    for asset in ("parents", "children", "validated_chunks"):
+        assert partition_states(instance, asset) == {"materialized": set(SAMPLE_KEYS), "failed": set()}
+    own = {key: partition_metadata(instance, "children", key) for key in SAMPLE_KEYS}
+    assert sum(numbers["chunks_child"] for numbers in own.values()) > 100
+    assert all(isinstance(numbers["tokens_median"], float) for numbers in own.values())
+    assert len({numbers["dagster/row_count"] for numbers in own.values()}) == len(SAMPLE_KEYS), "each its own count"
 
 
 def test_exports_parse_back_and_cover_every_pdf(sample_build) -> None:

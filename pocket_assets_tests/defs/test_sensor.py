@@ -11,7 +11,8 @@ from pocket_assets.defs.partition_ranges import range_tags
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.sensors import raw_pdf_sensor
-from pocket_assets_tests.pdf_factory import text_pdf
+from pocket_assets_tests.defs.conftest import materialize_corpus
+from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus, text_pdf
 
 
 def _tick(instance: DagsterInstance, paths: CorpusPaths, cursor: str | None) -> SensorResult:
@@ -67,3 +68,19 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
     added = _tick(instance, paths, removed.cursor)
     assert [request.partition_key for request in added.run_requests] == ["intl/d.pdf"]
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf", "intl/d.pdf"]
+
+
+def test_first_tick_over_fresh_builds_launches_nothing(instance: DagsterInstance, tmp_path: Path) -> None:
+    """Turning the sensor on over an instance that already built the folder rebuilds only what is stale."""
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
+    assert materialize_corpus(instance, paths).success
+
+    first = _tick(instance, paths, None)
+    assert first.run_requests == [] and first.dynamic_partitions_requests == []
+    assert len(first.cursor) < 200 * len(instance.get_dynamic_partitions(pdf_partitions.name)), "a short cursor"
+
+    paths.store().manifest_path("validated_chunks", "intl/rules.pdf").unlink()
+    restarted = _tick(instance, paths, None)
+    assert [request.partition_key for request in restarted.run_requests] == ["intl/rules.pdf"]

@@ -1,11 +1,13 @@
-"""The Dagster UI as a corpus maintainer sees it, in a real browser, after a real run.
+"""The Dagster UI as a corpus maintainer sees it, in a real browser, after a real run where one PDF fails.
 
 One `dagster-webserver` over a temporary instance and a copy of the sample
 corpus; every PDF registered as a partition and built by one `build_corpus` run
-launched through GraphQL; then headless Chromium opens the asset graph, the
-asset page, one PDF's materialization and events, and the check results.
-Screenshots of each page land in `test-artifacts/screenshots/` (or
-$POCKET_ASSETS_ARTIFACTS) for a human to look at.
+launched through GraphQL, under a stricter copy of the suites that only
+`fr/faq.pdf` fails; then headless Chromium opens the asset graph, the asset
+page, the Partitions tab (that PDF red, the others green), one partition's
+materialization (its own row count), the plot by partition and the failed
+check's offending chunks. Screenshots of each page land in
+`test-artifacts/screenshots/` (or $POCKET_ASSETS_ARTIFACTS) for a human to look at.
 
 Without Chromium, chromedriver or selenium the test skips, except under CI=true
 where a skipped browser test would hide a broken UI.
@@ -31,11 +33,13 @@ from pocket_assets_tests.e2e.webserver import (
     find_job,
     launch_partition_range_run,
     mark_first_visit_done,
+    run_errors,
     running_webserver,
-    wait_for_run_success,
+    wait_for_run_end,
     write_instance_yaml,
 )
 from pocket_assets_tests.pdf_factory import REPO_ROOT, SAMPLE_RAW
+from pocket_assets_tests.stricter_suites import suites_refusing
 
 if TYPE_CHECKING:
     from pocket_assets_tests.e2e.browser import Browser
@@ -44,10 +48,10 @@ JOB = "build_corpus"
 PARTITIONS_DEFINITION = "pdfs"
 ASSETS = ("raw_pdf", "pages", "parents", "children", "table_summaries", "validated_chunks", "android_export")
 GROUPS = ("ingest", "chunking", "quality", "export")
-CHECKS = ("expectations", "json_schema", "coverage")
-PDF = "fr/faq.pdf"
-# What a maintainer reads for one PDF: chunk count, token histogram, versions.
-PDF_METADATA = ("chunks", "tokens_min", "tokens_median", "tokens_p95", "tokens_max", "chunker_version", "preview")
+FAILING_PDF = "fr/faq.pdf"
+GOOD_PDF = "fr/f-array.pdf"
+# What a maintainer reads for one PDF: its own counts, token statistics, coverage, preview.
+PDF_METADATA = ("chunks_child", "tokens_min", "tokens_median", "tokens_p95", "tokens_max", "pages_without_chunks", "preview")
 
 pytestmark = pytest.mark.timeout(420)
 
@@ -64,7 +68,7 @@ def _require_browser() -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webserver]:
-    """A webserver whose instance holds one successful run over every sample PDF."""
+    """A webserver whose instance holds one run over every sample PDF, failed because one PDF failed its gate."""
     _require_browser()  # before the minute it takes to start the server and build the corpus
     root = tmp_path_factory.mktemp("ui")
     raw_dir = root / "raw"
@@ -76,7 +80,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webserver]:
         "DAGSTER_HOME": str(dagster_home),
         "POCKET_ASSETS_RAW_DIR": str(raw_dir),
         "POCKET_ASSETS_OUTPUT_DIR": str(root / "processed"),
-        "POCKET_ASSETS_EXPECTATIONS_DIR": str(REPO_ROOT / "expectations"),
+        "POCKET_ASSETS_EXPECTATIONS_DIR": str(suites_refusing(Path(FAILING_PDF).name, root / "stricter")),
     }
     with running_webserver(
         workspace=REPO_ROOT / "workspace.yaml",
@@ -89,7 +93,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webserver]:
         keys = discover_pdfs(raw_dir)
         add_dynamic_partitions(webserver, address, PARTITIONS_DEFINITION, keys)
         run_id = launch_partition_range_run(webserver, address, JOB, keys[0], keys[-1])
-        wait_for_run_success(webserver, run_id)
+        status = wait_for_run_end(webserver, run_id)
+        errors = run_errors(webserver, run_id)
+        assert status == "FAILURE" and FAILING_PDF in errors, f"run {run_id} {status}:\n{errors}"
         mark_first_visit_done(webserver)
         yield webserver
 
@@ -132,34 +138,55 @@ def test_asset_page_shows_description_group_kinds_and_job(
     browser.screenshot(screenshots / "ui_02_validated_chunks_overview.png")
 
 
-def test_one_pdf_materialization_shows_its_numbers(server: Webserver, browser: Browser, screenshots: Path) -> None:
-    browser.open(f"{server.url}/assets/validated_chunks?view=partitions&partition={quote(PDF, safe='')}")
-    browser.wait_for_texts([PDF, "Materialized", "Latest materialization", JOB])
-    browser.screenshot(screenshots / "ui_03_partition_materialized.png")
-
-    browser.open(f"{server.url}/assets/validated_chunks?view=events")
-    browser.wait_for_texts([PDF])
-    _show_event_with(browser, PDF, PDF_METADATA)
-    browser.screenshot(screenshots / "ui_04_partition_event_metadata.png")
+def test_partitions_tab_shows_the_failed_pdf_red(server: Webserver, browser: Browser, screenshots: Path) -> None:
+    statuses = server.graphql(PARTITION_STATUSES)["assetNodeOrError"]["assetPartitionStatuses"]
+    assert statuses["failedPartitions"] == [FAILING_PDF]
+    assert sorted(statuses["materializedPartitions"]) == [GOOD_PDF, "intl/R-data.pdf"]
+    browser.open(f"{server.url}/assets/validated_chunks?view=partitions&partition={quote(FAILING_PDF, safe='')}")
+    browser.wait_for_texts([FAILING_PDF, "Failed", GOOD_PDF])
+    browser.screenshot(screenshots / "ui_03_partitions_failed_pdf.png")
 
 
-def test_check_results_are_shown_as_passed(server: Webserver, browser: Browser, screenshots: Path) -> None:
+def test_one_pdf_materialization_shows_its_own_numbers(
+    server: Webserver, browser: Browser, screenshots: Path
+) -> None:
+    event = server.graphql(ROW_COUNT, {"partitions": [GOOD_PDF]})["assetOrError"]["assetMaterializations"][0]
+    (row_count,) = [entry["intValue"] for entry in event["metadataEntries"] if entry["label"] == "dagster/row_count"]
+    browser.open(f"{server.url}/assets/validated_chunks?view=partitions&partition={quote(GOOD_PDF, safe='')}")
+    browser.wait_for_texts([GOOD_PDF, "Materialized", "Latest materialization", str(row_count), *PDF_METADATA])
+    browser.screenshot(screenshots / "ui_04_partition_own_numbers.png")
+
+
+def test_plot_by_partition_draws_each_pdf(server: Webserver, browser: Browser, screenshots: Path) -> None:
+    browser.open(f"{server.url}/assets/validated_chunks?view=plots")
+    browser.wait_for_texts(["chunks_child"])
+    browser.screenshot(screenshots / "ui_05_plot_by_partition.png")
+
+
+def test_failed_check_lists_the_offending_chunks(server: Webserver, browser: Browser, screenshots: Path) -> None:
     browser.open(f"{server.url}/assets/validated_chunks?view=checks")
-    shown = browser.wait_for_texts([f"Checks ({len(CHECKS)})", *CHECKS, "Passed", "pdfs_checked"])
-    for check in CHECKS:
-        assert f"{check}\nSucceeded" in shown, f"check {check} not shown as succeeded:\n{shown[:3000]}"
-    browser.screenshot(screenshots / "ui_05_check_results.png")
+    browser.wait_for_texts(["expectations", "Failed"])
+    browser.screenshot(screenshots / "ui_06_check_offending_chunks.png")
 
 
-def _show_event_with(browser: Browser, partition: str, texts: tuple[str, ...]) -> None:
-    """Open the events of `partition` one by one until one shows all `texts` (its own numbers)."""
-    rows = browser.elements(f"//span[text()='{partition}']")  # the event list; the detail links it as <a>
-    assert rows, f"no event listed for {partition}"
-    for index in range(len(rows)):
-        browser.elements(f"//span[text()='{partition}']")[index].click()
-        try:
-            browser.wait_for_texts([f"Partition {partition}", *texts], timeout=5)
-            return
-        except AssertionError:
-            continue
-    browser.wait_for_texts([f"Partition {partition}", *texts], timeout=1)  # fail, naming what is missing
+PARTITION_STATUSES = """
+{
+  assetNodeOrError(assetKey: {path: ["validated_chunks"]}) {
+    ... on AssetNode {
+      assetPartitionStatuses { ... on DefaultPartitionStatuses { materializedPartitions failedPartitions } }
+    }
+  }
+}
+"""
+
+ROW_COUNT = """
+query RowCount($partitions: [String!]) {
+  assetOrError(assetKey: {path: ["validated_chunks"]}) {
+    ... on Asset {
+      assetMaterializations(partitions: $partitions, limit: 1) {
+        metadataEntries { label ... on IntMetadataEntry { intValue } }
+      }
+    }
+  }
+}
+"""

@@ -247,17 +247,15 @@ query Errors($runId: ID!) {
 """
 
 
-def wait_for_run_success(server: Webserver, run_id: str, timeout: float = 360) -> None:
-    """Poll the run until it finishes; a failure raises with the run's error events."""
+def wait_for_run_end(server: Webserver, run_id: str, timeout: float = 360) -> str:
+    """Poll the run until it finishes; returns its status (SUCCESS, FAILURE or CANCELED)."""
     deadline = time.monotonic() + timeout
     status = "UNKNOWN"
     while time.monotonic() < deadline:
         answer = server.graphql(RUN_STATUS_QUERY, {"runId": run_id})["runOrError"]
         status = answer.get("status", answer["__typename"])
-        if status == "SUCCESS":
-            return
         if status in FINISHED_RUN_STATUSES:
-            raise WebserverError(f"run {run_id} finished {status}:\n{run_errors(server, run_id)}")
+            return status
         time.sleep(2)
     raise WebserverError(f"run {run_id} still {status} after {timeout:.0f} s:\n{run_errors(server, run_id)}")
 

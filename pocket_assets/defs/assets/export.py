@@ -66,7 +66,7 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
         )
         metadata.update({f"{corpus}_{name}": count for name, count in export.counts.items()})
         metadata.update({f"{corpus}_{name}_bytes": size for name, size in export.sizes.items()})
-        metadata[f"{corpus}_sdk_file"] = MetadataValue.path(str(export.paths["sdk"]))
+        metadata.update({f"{corpus}_{name}_file": MetadataValue.path(str(path)) for name, path in export.paths.items()})
         metadata[f"{corpus}_sdk_preview"] = MetadataValue.md("```\n" + "\n".join(export.preview_lines) + "\n```")
         if export.redirect_stats is not None:
             metadata[f"{corpus}_redirect_one_to_one_share"] = export.redirect_stats.one_to_one_share
