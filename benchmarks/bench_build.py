@@ -42,20 +42,20 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
         phases[name] += now - clock
         clock = now
 
-    from pocket_assets.core.chunker import chunk_document
-    from pocket_assets.core.export import write_corpus_exports
+    from pocket_assets.core.chunking.chunker import chunk_document
+    from pocket_assets.core.export.corpus_files import write_corpus_exports
     from pocket_assets.core.extract import extract_pages
     from pocket_assets.core.pdf import discover_pdfs, inspect_pdf
     from pocket_assets.core.policy import ChunkPolicy
     from pocket_assets.core.records import CORPORA, to_dict
     from pocket_assets.core.schemas import CHUNK_SCHEMA, PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
-    from pocket_assets.core.slice_counts import PieceTokens
-    from pocket_assets.core.storage import STATUS_OK, PartitionManifest, PartitionStore
-    from pocket_assets.core.summaries import ExtractiveSummarizer, summarize_tables
-    from pocket_assets.core.summary_cache import SummaryCache
+    from pocket_assets.core.chunking.slice_counts import PieceTokens
+    from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
+    from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables
+    from pocket_assets.core.tables.cache import SummaryCache
     from pocket_assets.core.tokenizer import load_tokenizer
-    from pocket_assets.core.validation import load_gates, validate_corpus_ids, validate_partition
-    from pocket_assets.core.validation_report import write_report_html
+    from pocket_assets.core.quality.validation import load_gates, validate_corpus_ids, validate_partition
+    from pocket_assets.core.quality.report import write_report_html
 
     lap("imports")
     counter = load_tokenizer("gemma3")

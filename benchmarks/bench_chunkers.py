@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from pocket_assets.core.document import canonical_text
-from pocket_assets.core.embed_text import text_to_embed
+from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.pdf import discover_pdfs, inspect_pdf
 from pocket_assets.core.policy import PAGE_MODES, ChunkPolicy
@@ -127,10 +127,10 @@ def _text_alone_counter(counter: TokenCounter) -> Callable[[str], int]:
 
 def ours(policy: ChunkPolicy, name: str, settings: str, keep_parents: bool = True) -> Contender | str:
     try:
-        from pocket_assets.core.chunker import chunk_document
-        from pocket_assets.core.slice_counts import PieceTokens
+        from pocket_assets.core.chunking.chunker import chunk_document
+        from pocket_assets.core.chunking.slice_counts import PieceTokens
     except ImportError as error:
-        return f"{name}: pocket_assets.core.chunker.chunk_document cannot be imported yet ({error})"
+        return f"{name}: pocket_assets.core.chunking.chunker.chunk_document cannot be imported yet ({error})"
 
     def factory(counter: TokenCounter) -> Callable[[Document], Output]:
         piece_tokens = PieceTokens(counter)  # shared by the run's documents, cold in every run

@@ -30,7 +30,7 @@ import pymupdf
 
 from pocket_assets.core.extract import ExtractionOptions, iter_rendered_pages
 from pocket_assets.core.extract.cleanup import clean_text
-from pocket_assets.core.extract.layout import text_dict
+from pocket_assets.core.extract.reading_order import text_dict
 from pocket_assets.core.extract.scan import scan_page
 from pocket_assets.core.extract.tables import aligned_candidates, may_hold_table
 

@@ -20,7 +20,7 @@ from pocket_assets.core import ids
 from pocket_assets.core.document import PageContent, assemble_pages
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord
-from pocket_assets.core.validation import (
+from pocket_assets.core.quality.validation import (
     Gates,
     check_coverage,
     check_expectations,

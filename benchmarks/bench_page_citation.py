@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from pocket_assets.core.chunker import chunk_document
+from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import PdfIdentity

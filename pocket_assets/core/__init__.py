@@ -1,1 +1,64 @@
-"""Pure library: extraction, tokenizer, chunker, ids, summaries, validation, exports. No Dagster."""
+"""Pure library: extraction, tokenizer, chunker, ids, tables, gates, exports, evaluation. No Dagster.
+
+`from pocket_assets.core import chunk_document` works for every name below, but nothing is imported
+until it is used: PyMuPDF, the tokenizer and Great Expectations cost seconds to load, and a caller
+that only needs records or the policy should not pay for them.
+
+Subpackages by job: `extract/` (PDF pages to canonical Markdown), `chunking/` (parents and children),
+`tables/` (table types and summaries), `quality/` (the gates), `export/` (the phone's files and the id
+history), `evaluation/` (retrieval on gold questions).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_PUBLIC: dict[str, str] = {
+    # records and policy
+    "PdfIdentity": "records",
+    "PageRecord": "records",
+    "ChunkRecord": "records",
+    "Block": "records",
+    "TableCells": "records",
+    "ChunkPolicy": "policy",
+    "PdfError": "errors",
+    # reading PDFs
+    "inspect_pdf": "pdf",
+    "discover_pdfs": "pdf",
+    "extract_pages": "extract",
+    "ExtractionOptions": "extract",
+    "EXTRACTOR_VERSION": "extract",
+    # tokens and chunks
+    "TokenCounter": "tokenizer",
+    "load_tokenizer": "tokenizer",
+    "chunk_document": "chunking.chunker",
+    "ChunkedDocument": "chunking.chunker",
+    # tables
+    "summarize_tables": "tables.summaries",
+    # gates
+    "load_gates": "quality.validation",
+    "validate_partition": "quality.validation",
+    "validate_corpus_ids": "quality.validation",
+    # exports
+    "write_corpus_exports": "export.corpus_files",
+    "parse_sdk_file": "export.corpus_files",
+    "compute_redirects": "export.redirects",
+    # evaluation
+    "load_gold": "evaluation.retrieval",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -4,7 +4,7 @@ from typing import Any, Sequence
 
 from dagster import MetadataValue
 
-from pocket_assets.core.chunk_stats import histogram_markdown, markdown_preview, pages_without_chunks, token_histogram
+from pocket_assets.core.quality.chunk_stats import histogram_markdown, markdown_preview, pages_without_chunks, token_histogram
 from pocket_assets.core.records import ChunkRecord, PageRecord
 
 

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from dagster import AssetKey, DagsterInstance
 
-from pocket_assets.core.storage import STATUS_OK, PartitionStore
+from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 from pocket_assets.defs.build import STAGE_ASSETS, build_definitions
 from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import build_corpus_job

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from pocket_assets.core.staleness import describe
+from pocket_assets.runstate.staleness import describe
 from pocket_assets.defs.cli_build import cli_paths, run_build
 from pocket_assets.defs.staleness import pdf_staleness, stage_code_versions
 

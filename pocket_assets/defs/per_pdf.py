@@ -26,7 +26,7 @@ from dagster import (
     MetadataValue,
 )
 
-from pocket_assets.core.storage import (
+from pocket_assets.runstate.storage import (
     STATUS_FAILED,
     STATUS_OK,
     STATUS_SKIPPED,

@@ -17,10 +17,10 @@ from pydantic import Field
 
 from pocket_assets.core.extract import ExtractionOptions
 from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
-from pocket_assets.core.storage import PartitionStore
-from pocket_assets.core.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
+from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
-from pocket_assets.core.validation import Gates, load_gates
+from pocket_assets.core.quality.validation import Gates, load_gates
 
 
 class CorpusPaths(ConfigurableResource):

@@ -26,7 +26,7 @@ from dagster import (
 )
 from dagster._core.storage.tags import RUN_KEY_TAG, SCHEDULE_NAME_TAG
 
-from pocket_assets.core.staleness import build_fingerprint, describe
+from pocket_assets.runstate.staleness import build_fingerprint, describe
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partition_ranges import run_requests_for
 from pocket_assets.defs.partition_sync import sync_partitions

@@ -5,7 +5,7 @@ import json
 
 from dagster import SensorEvaluationContext, SensorResult, sensor
 
-from pocket_assets.core.corpus_scan import FileState, scan_corpus
+from pocket_assets.runstate.corpus_scan import FileState, scan_corpus
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partition_ranges import run_requests_for
 from pocket_assets.defs.partitions import pdf_partitions

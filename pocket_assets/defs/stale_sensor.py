@@ -12,8 +12,8 @@ import json
 
 from dagster import AssetObservation, DefaultSensorStatus, SensorEvaluationContext, SensorResult, sensor
 
-from pocket_assets.core.corpus_scan import FileState, scan_corpus
-from pocket_assets.core.staleness import describe
+from pocket_assets.runstate.corpus_scan import FileState, scan_corpus
+from pocket_assets.runstate.staleness import describe
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.staleness import pdf_staleness, stage_code_versions

@@ -1,7 +1,7 @@
 """Staleness as the project judges it, with the code versions the assets declare today.
 
 The schedule, the `stale_pdfs` sensor and `pocket-assets stale` all ask here, so
-they agree on what "stale" means (see `core/staleness.py` for why Dagster's own
+they agree on what "stale" means (see `runstate/staleness.py` for why Dagster's own
 verdict is not used for partitions).
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable
 
 from pocket_assets.core.pdf import discover_pdfs, sha256_file
-from pocket_assets.core.staleness import Staleness, corpus_staleness
+from pocket_assets.runstate.staleness import Staleness, corpus_staleness
 from pocket_assets.defs.assets.export import STAGE_DEFINITIONS
 from pocket_assets.defs.resources import CorpusPaths
 

@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Sequence
 
-from pocket_assets.core.chunker import ChunkedDocument
+from pocket_assets.core.chunking.chunker import ChunkedDocument
 from pocket_assets.core.document import PageContent, assemble_pages
 from pocket_assets.core.records import Block, PageRecord, PdfIdentity, to_dict
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from pocket_assets.core.chunker import ChunkedDocument, chunk_document, table_header_for
+from pocket_assets.core.chunking.chunker import ChunkedDocument, chunk_document, table_header_for
 from pocket_assets.core.document import canonical_text
-from pocket_assets.core.embed_text import text_to_embed
+from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.slice_counts import PieceTokens, SliceCounter, page_token_offsets, splits_cleanly
+from pocket_assets.core.chunking.slice_counts import PieceTokens, SliceCounter, page_token_offsets, splits_cleanly
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint, identity_for, markdown_table
 
@@ -225,7 +225,7 @@ def test_deterministic_over_a_thousand_runs(counter):
 
 
 _CHILD_PROCESS = """
-from pocket_assets.core.chunker import chunk_document
+from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint, identity_for

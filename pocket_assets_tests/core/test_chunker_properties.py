@@ -8,11 +8,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pocket_assets.core import ids
-from pocket_assets.core.chunker import chunk_document
+from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
-from pocket_assets.core.embed_text import text_to_embed
+from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.slice_counts import PieceTokens, SliceCounter, page_token_offsets
+from pocket_assets.core.chunking.slice_counts import PieceTokens, SliceCounter, page_token_offsets
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
 

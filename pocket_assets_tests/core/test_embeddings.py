@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from pocket_assets.core.embeddings import (
+from pocket_assets.core.evaluation.embeddings import (
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_MODEL_DIM,
     EMBED_DIM_MISMATCH,
@@ -28,7 +28,7 @@ from pocket_assets.core.embeddings import (
     embedding_hash,
 )
 from pocket_assets.core.records import ChunkRecord
-from pocket_assets.core.retrieval import GoldQuestion, bm25_rankings, evaluate_rankings, fuse_rankings
+from pocket_assets.core.evaluation.retrieval import GoldQuestion, bm25_rankings, evaluate_rankings, fuse_rankings
 from pocket_assets_tests.core.test_retrieval import make_chunk
 
 MODEL = DEFAULT_EMBEDDING_MODEL
@@ -58,7 +58,7 @@ def tiny_corpus() -> list[ChunkRecord]:
 
 def test_the_core_imports_without_loading_torch() -> None:
     code = (
-        "import sys, pocket_assets.core.embeddings, pocket_assets.core.retrieval;"
+        "import sys, pocket_assets.core.evaluation.embeddings, pocket_assets.core.evaluation.retrieval;"
         "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules))"
     )
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pocket_assets.core import ids
-from pocket_assets.core.embed_text import CHUNK_SPLITTER, fold_whitespace, sdk_line
-from pocket_assets.core.export import (
+from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace, sdk_line
+from pocket_assets.core.export.corpus_files import (
     HEPILOT_FILE,
     MODE_B_FILE,
     REDIRECTS_FILE,
@@ -344,7 +344,7 @@ def test_sdk_line_round_trip(text: str, source: str, page: int) -> None:
 @pytest.fixture(scope="module")
 def sample_pdf_chunks() -> dict[str, list[ChunkRecord]]:
     """The real pipeline on one shipped PDF, chunked with the default policy and with smaller children."""
-    chunker = pytest.importorskip("pocket_assets.core.chunker")
+    chunker = pytest.importorskip("pocket_assets.core.chunking.chunker")
     from pocket_assets.core.extract import extract_pages
     from pocket_assets.core.pdf import inspect_pdf
     from pocket_assets.core.policy import ChunkPolicy

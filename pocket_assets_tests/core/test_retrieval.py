@@ -13,7 +13,7 @@ import pytest
 
 from pocket_assets.core import ids
 from pocket_assets.core.records import ChunkRecord, ContentFeatures
-from pocket_assets.core.retrieval import (
+from pocket_assets.core.evaluation.retrieval import (
     GoldFormatError,
     GoldQuestion,
     bm25_rankings,
@@ -277,7 +277,7 @@ def test_sample_gold_points_at_real_pages_of_the_sample_corpus() -> None:
 
 @pytest.fixture(scope="module")
 def sample_children() -> list[ChunkRecord]:
-    from pocket_assets.core.chunker import chunk_document
+    from pocket_assets.core.chunking.chunker import chunk_document
     from pocket_assets.core.extract import extract_pages
     from pocket_assets.core.pdf import inspect_pdf
     from pocket_assets.core.policy import ChunkPolicy

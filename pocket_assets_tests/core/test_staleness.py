@@ -4,14 +4,14 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from pocket_assets.core.staleness import (
+from pocket_assets.runstate.staleness import (
     build_fingerprint,
     corpus_staleness,
     describe,
     partition_staleness,
     stale_partitions,
 )
-from pocket_assets.core.storage import STATUS_FAILED, STATUS_OK, PartitionManifest, PartitionStore
+from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionManifest, PartitionStore
 
 VERSIONS = {"raw_pdf": None, "pages": None, "parents": "chunker-v1+aaaa", "children": "chunker-v1+aaaa"}
 SHA = "a" * 64

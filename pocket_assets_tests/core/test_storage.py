@@ -5,7 +5,7 @@ import pytest
 
 from pocket_assets.core.records import PdfIdentity, pdf_identity_from_dict, to_dict
 from pocket_assets.core.schemas import PDF_IDENTITY_SCHEMA
-from pocket_assets.core.storage import PartitionManifest, PartitionStore, UpstreamNotReady
+from pocket_assets.runstate.storage import PartitionManifest, PartitionStore, UpstreamNotReady
 
 IDENTITY = PdfIdentity("fr/a.pdf", "fr", "a.pdf", "ab" * 32, 10, 2, {"title": "A"})
 

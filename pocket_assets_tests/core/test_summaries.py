@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from pocket_assets.core import ids
-from pocket_assets.core.chunker import chunk_document
+from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
-from pocket_assets.core.embed_text import text_to_embed
+from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import Block, ChunkRecord, ContentFeatures, PageRecord, PdfIdentity, TableCells
-from pocket_assets.core.summaries import (
+from pocket_assets.core.tables.summaries import (
     ExtractiveSummarizer,
     SummaryError,
     TableContext,
@@ -21,7 +21,7 @@ from pocket_assets.core.summaries import (
     document_language,
     summarize_tables,
 )
-from pocket_assets.core.summary_cache import SummaryCache
+from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.test_table_types import ARRAY_CLASSES, UCB_ADMISSIONS
 
@@ -253,7 +253,7 @@ def test_a_document_without_tables_gives_no_summary(counter: TokenCounter) -> No
 
 
 def test_with_the_real_chunker_every_summary_resolves_to_a_parent(counter: TokenCounter) -> None:
-    from pocket_assets.core.chunker import chunk_document
+    from pocket_assets.core.chunking.chunker import chunk_document
 
     pages = build_pages()
     policy = dataclasses.replace(ChunkPolicy(), parent_tokens=64, parent_overlap=8, child_tokens=32, child_overlap=4)

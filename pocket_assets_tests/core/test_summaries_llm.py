@@ -12,14 +12,14 @@ from typing import Iterator
 import pytest
 
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.summaries import (
+from pocket_assets.core.tables.summaries import (
     ExtractiveSummarizer,
     LlmSummarizer,
     SummaryError,
     TableContext,
     summarize_tables,
 )
-from pocket_assets.core.summary_cache import SummaryCache
+from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.test_summaries import CALENDAR, IDENTITY, build_pages, build_parents, pipe
 

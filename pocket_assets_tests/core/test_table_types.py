@@ -7,7 +7,7 @@ import pytest
 
 from pocket_assets.core.extract.tables import find_page_tables
 from pocket_assets.core.records import TableCells
-from pocket_assets.core.table_types import classify_table, normalize
+from pocket_assets.core.tables.types import classify_table, normalize
 from pocket_assets_tests.pdf_factory import SAMPLE_RAW
 
 # Cells as `find_tables()` reads them from the sample corpus (see test_sample_table_read_from_the_pdf).

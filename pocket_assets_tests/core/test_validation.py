@@ -15,7 +15,7 @@ from pocket_assets.core import ids
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import Block, ChunkRecord, ContentFeatures, PageRecord, TableCells
-from pocket_assets.core.validation import (
+from pocket_assets.core.quality.validation import (
     CHILDREN_COVER_TEXT,
     COVERAGE_GATE,
     EXPECTATIONS_GATE,
@@ -323,6 +323,6 @@ def test_suite_with_unknown_parameter_is_refused_at_load(tmp_path: Path) -> None
 
 def test_importing_the_gates_module_does_not_import_great_expectations() -> None:
     """GE costs seconds to import: only `load_gates` may pay it, never a plain import."""
-    probe = "import sys, pocket_assets.core.validation_report; print('great_expectations' in sys.modules)"
+    probe = "import sys, pocket_assets.core.quality.report; print('great_expectations' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "False"

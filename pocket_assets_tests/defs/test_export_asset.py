@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance
 
-from pocket_assets.core.export import parse_sdk_file
-from pocket_assets.core.storage import PartitionManifest
+from pocket_assets.core.export.corpus_files import parse_sdk_file
+from pocket_assets.runstate.storage import PartitionManifest
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
 from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus

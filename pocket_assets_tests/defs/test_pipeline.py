@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from dagster import AssetKey, DagsterInstance, instance_for_test, materialize
 
-from pocket_assets.core.export import parse_sdk_file
+from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.defs.build import ASSETS, build_resources
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets_tests.defs.conftest import materialize_corpus

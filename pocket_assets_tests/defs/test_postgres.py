@@ -21,7 +21,7 @@ from dagster import AssetKey, DagsterInstance, DagsterRunStatus
 from dagster._core.run_coordinator import QueuedRunCoordinator
 
 from pocket_assets.core.pdf import discover_pdfs
-from pocket_assets.core.storage import STATUS_OK, PartitionStore
+from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 from pocket_assets.defs.cli_build import run_build
 from pocket_assets.defs.partition_ranges import range_tags
 from pocket_assets_tests.pdf_factory import REPO_ROOT

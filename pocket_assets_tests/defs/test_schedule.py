@@ -10,7 +10,7 @@ from dagster import DagsterInstance, JobDefinition, RunRequest, SkipReason, buil
 from dagster._core.storage.tags import RUN_KEY_TAG, SCHEDULE_NAME_TAG
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION
-from pocket_assets.core.storage import PartitionManifest
+from pocket_assets.runstate.storage import PartitionManifest
 from pocket_assets.defs.build import build_definitions
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partition_ranges import range_tags

@@ -6,7 +6,7 @@ from dagster import DagsterInstance, SensorResult, build_sensor_context
 
 from pocket_assets.core.records import PdfIdentity, to_dict
 from pocket_assets.core.schemas import PDF_IDENTITY_SCHEMA
-from pocket_assets.core.storage import PartitionManifest
+from pocket_assets.runstate.storage import PartitionManifest
 from pocket_assets.defs.partition_ranges import range_tags
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths

@@ -6,7 +6,7 @@ import pyarrow as pa
 from dagster import DagsterInstance, SensorResult, build_sensor_context
 
 from pocket_assets.core.pdf import sha256_file
-from pocket_assets.core.storage import STATUS_OK, PartitionManifest
+from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.stale_sensor import stale_pdfs

@@ -16,7 +16,7 @@ from pathlib import Path
 from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import running_signatures
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus
-from pocket_assets.core.extract.layout import document_column_lefts, text_column_left
+from pocket_assets.core.extract.reading_order import document_column_lefts, text_column_left
 from pocket_assets.core.extract.markdown import (
     RenderedPage,
     margin_signatures,

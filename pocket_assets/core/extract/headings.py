@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from pocket_assets.core.extract.layout import Paragraph
+from pocket_assets.core.extract.reading_order import Paragraph
 
 MAX_LEVEL = 4
 LARGER_THAN_BODY = 1.12  # a size ratio above which text stands out as a heading

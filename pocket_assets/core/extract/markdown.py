@@ -19,7 +19,7 @@ from pocket_assets.core.extract.headings import (
     numbering_depth,
     run_in_heading,
 )
-from pocket_assets.core.extract.layout import Line, Paragraph, split_margin_labels, split_paragraphs
+from pocket_assets.core.extract.reading_order import Line, Paragraph, split_margin_labels, split_paragraphs
 from pocket_assets.core.extract.scan import EMPTY_WARNING, PageScan
 from pocket_assets.core.extract.tables import pipe_table
 from pocket_assets.core.records import Block, TableCells

@@ -13,7 +13,7 @@ from typing import Any
 
 import pymupdf
 
-from pocket_assets.core.extract.layout import Line, read_lines, text_dict
+from pocket_assets.core.extract.reading_order import Line, read_lines, text_dict
 from pocket_assets.core.extract.ocr import ocr_textpage
 from pocket_assets.core.extract.tables import (
     FoundTable,

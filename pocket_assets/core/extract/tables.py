@@ -18,7 +18,7 @@ from typing import Any
 import pymupdf
 
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces
-from pocket_assets.core.extract.layout import font_style
+from pocket_assets.core.extract.reading_order import font_style
 from pocket_assets.core.records import TableCells
 
 RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule

@@ -8,7 +8,7 @@ from typing import Any
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
-from pocket_assets.core.chunker import ChunkedDocument, chunk_document
+from pocket_assets.core.chunking.chunker import ChunkedDocument, chunk_document
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import (
     ChunkRecord,
@@ -20,10 +20,10 @@ from pocket_assets.core.records import (
     to_dict,
 )
 from pocket_assets.core.schemas import CHUNK_SCHEMA
-from pocket_assets.core.slice_counts import PieceTokens
-from pocket_assets.core.storage import PartitionStore
-from pocket_assets.core.summaries import summarize_tables
-from pocket_assets.core.summary_cache import SummaryCache
+from pocket_assets.core.chunking.slice_counts import PieceTokens
+from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.core.tables.summaries import summarize_tables
+from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.defs.assets.ingest import pages
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset

@@ -12,11 +12,11 @@ from dagster import (
     asset,
 )
 
-from pocket_assets.core.embeddings import dense_rankings, embed_chunks
-from pocket_assets.core.export_selection import read_validated_chunks, select_for_export
+from pocket_assets.core.evaluation.embeddings import dense_rankings, embed_chunks
+from pocket_assets.runstate.export_selection import read_validated_chunks, select_for_export
 from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.core.records import ChunkRecord
-from pocket_assets.core.retrieval import (
+from pocket_assets.core.evaluation.retrieval import (
     RetrievalReport,
     bm25_rankings,
     evaluate_bm25,

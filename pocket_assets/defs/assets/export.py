@@ -13,11 +13,11 @@ from dagster import (
     asset,
 )
 
-from pocket_assets.core.export import write_corpus_exports
-from pocket_assets.core.export_selection import read_validated_chunks, select_for_export
+from pocket_assets.core.export.corpus_files import write_corpus_exports
+from pocket_assets.runstate.export_selection import read_validated_chunks, select_for_export
 from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.core.records import CORPORA
-from pocket_assets.core.validation import validate_corpus_ids
+from pocket_assets.core.quality.validation import validate_corpus_ids
 from pocket_assets.defs.assets.chunking import children, parents, table_summaries
 from pocket_assets.defs.assets.ingest import pages, raw_pdf
 from pocket_assets.defs.assets.quality import validated_chunks

@@ -17,8 +17,8 @@ from dagster import (
 
 from pocket_assets.core.records import chunk_from_dict, page_from_dict, to_dict
 from pocket_assets.core.schemas import CHUNK_SCHEMA
-from pocket_assets.core.validation import PARTITION_GATES, GateReport, validate_partition
-from pocket_assets.core.validation_report import write_report_html
+from pocket_assets.core.quality.validation import PARTITION_GATES, GateReport, validate_partition
+from pocket_assets.core.quality.report import write_report_html
 from pocket_assets.defs.assets.chunking import table_summaries
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset

@@ -37,7 +37,7 @@ from typing import Iterable, Protocol, Sequence
 
 from pocket_assets.core import ids
 from pocket_assets.core.document import canonical_text
-from pocket_assets.core.embed_text import fold_whitespace, text_to_embed
+from pocket_assets.core.chunking.embed_text import fold_whitespace, text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import (
     Block,
@@ -47,8 +47,8 @@ from pocket_assets.core.records import (
     PdfIdentity,
     TableCells,
 )
-from pocket_assets.core.summary_cache import SummaryCache, summary_cache_key
-from pocket_assets.core.table_types import classify_table
+from pocket_assets.core.tables.cache import SummaryCache, summary_cache_key
+from pocket_assets.core.tables.types import classify_table
 from pocket_assets.core.tokenizer import TokenCounter
 
 LANGUAGES = ("fr", "en")

@@ -38,9 +38,9 @@ from typing import Any, Sequence, TextIO
 import jsonschema
 
 from pocket_assets.core.atomic import atomic_path
-from pocket_assets.core.embed_text import CHUNK_SPLITTER, sdk_line
+from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, sdk_line
 from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, to_dict
-from pocket_assets.core.redirects import DEFAULT_MIN_OVERLAP, RedirectMap, RedirectStats, compute_redirects
+from pocket_assets.core.export.redirects import DEFAULT_MIN_OVERLAP, RedirectMap, RedirectStats, compute_redirects
 
 SCHEMA_VERSION = "1.0"  # the corpus file format of seed SPEC-SCH-001 §5.1
 CHUNK_SCHEMA_FILE = "chunk.schema.json"

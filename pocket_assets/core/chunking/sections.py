@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from pocket_assets.core.embed_text import fold_whitespace
+from pocket_assets.core.chunking.embed_text import fold_whitespace
 from pocket_assets.core.records import PageRecord
 
 # A heading's own number ("4.1 Title", "Article 4.1 - Title", "## 2.3").

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import jsonschema
 
-from pocket_assets.core.chunk_stats import pages_without_chunks
+from pocket_assets.core.quality.chunk_stats import pages_without_chunks
 from pocket_assets.core.document import canonical_text
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, PageRecord, to_dict

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from pocket_assets.core.storage import STATUS_OK, PartitionStore
+from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 
 
 @dataclass(frozen=True)

@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from pocket_assets.core import ids
-from pocket_assets.core.embed_text import citation, text_to_embed
+from pocket_assets.core.chunking.embed_text import citation, text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity
-from pocket_assets.core.sections import SectionIndex, build_section_index
-from pocket_assets.core.slice_counts import PieceTokens, SliceCounter, TokenOffsets
+from pocket_assets.core.chunking.sections import SectionIndex, build_section_index
+from pocket_assets.core.chunking.slice_counts import PieceTokens, SliceCounter, TokenOffsets
 from pocket_assets.core.tokenizer import TokenCounter
-from pocket_assets.core.units import Boundary, DocumentLayout, layout_document
+from pocket_assets.core.chunking.units import Boundary, DocumentLayout, layout_document
 
 PAGE_MODE_SPAN = "span"
 PAGE_MODE_PAGE = "pdf-page-v1"

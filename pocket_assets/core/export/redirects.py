@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from pocket_assets.core.embed_text import fold_whitespace
+from pocket_assets.core.chunking.embed_text import fold_whitespace
 from pocket_assets.core.ids import content_hash
 from pocket_assets.core.records import ChunkRecord
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict
-from pocket_assets.core.storage import STATUS_FAILED, STATUS_OK, PartitionStore
+from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionStore
 
 VALIDATED = "validated_chunks"
 

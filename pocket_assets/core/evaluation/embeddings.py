@@ -23,10 +23,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pocket_assets.core.atomic import atomic_path
-from pocket_assets.core.embed_text import text_to_embed
+from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.ids import content_hash
 from pocket_assets.core.records import ChunkRecord
-from pocket_assets.core.retrieval import SEARCHABLE_CHUNK_TYPES, GoldQuestion, searchable_chunks
+from pocket_assets.core.evaluation.retrieval import SEARCHABLE_CHUNK_TYPES, GoldQuestion, searchable_chunks
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

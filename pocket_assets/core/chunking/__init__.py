@@ -1,0 +1,1 @@
+"""Parents and children: token-accurate cuts at the strongest boundary, with exact offsets."""

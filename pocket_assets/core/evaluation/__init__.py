@@ -1,0 +1,1 @@
+"""Retrieval evaluation (BM25, optional dense) to compare chunker versions on gold questions."""

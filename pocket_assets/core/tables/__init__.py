@@ -1,0 +1,1 @@
+"""Tables after extraction: their type and their ~50-token summaries."""
