@@ -95,6 +95,10 @@ class Browser:
     def elements(self, xpath: str) -> list[WebElement]:
         return self.driver.find_elements("xpath", xpath)
 
+    def scroll_to(self, xpath: str) -> None:
+        """Bring the first matching element to the top of the window (for a screenshot of what follows it)."""
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", self.elements(xpath)[0])
+
     def press_escape(self) -> None:
         ActionChains(self.driver).send_keys(Keys.ESCAPE).perform()
 

@@ -158,14 +158,23 @@ def test_one_pdf_materialization_shows_its_own_numbers(
 
 
 def test_plot_by_partition_draws_each_pdf(server: Webserver, browser: Browser, screenshots: Path) -> None:
-    browser.open(f"{server.url}/assets/validated_chunks?view=plots")
-    browser.wait_for_texts(["chunks_child"])
+    """The asset overview's metadata plots, one point per PDF (the Plots / Partitions toggles)."""
+    browser.open(f"{server.url}/assets/validated_chunks")
+    browser.wait_for_texts(["Metadata", "chunks_child"])
+    browser.click("//button[normalize-space()='Plots']")
+    browser.click("(//button[normalize-space()='Partitions'])[last()]")
+    browser.wait_for_texts(["dagster/row_count", "chunks_child", "tokens_median"])
+    browser.scroll_to("(//button[normalize-space()='Plots'])[last()]")
     browser.screenshot(screenshots / "ui_05_plot_by_partition.png")
 
 
 def test_failed_check_lists_the_offending_chunks(server: Webserver, browser: Browser, screenshots: Path) -> None:
     browser.open(f"{server.url}/assets/validated_chunks?view=checks")
-    browser.wait_for_texts(["expectations", "Failed"])
+    browser.wait_for_texts(["expectations", "json_schema", "coverage", "Failed"])
+    browser.click("(//*[normalize-space(text())='expectations'])[1]")
+    browser.wait_for_texts(["expectations_failed", "pdfs_failing"])
+    browser.click("(//*[contains(text(), 'Show Markdown')])[1]")  # the `failures` table
+    browser.wait_for_texts([FAILING_PDF, "source_is_pdf", "faq.pdf-p001-parent000", "start of its text"])
     browser.screenshot(screenshots / "ui_06_check_offending_chunks.png")
 
 

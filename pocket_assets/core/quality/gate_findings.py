@@ -79,14 +79,23 @@ def findings_from_json(rows: Iterable[Mapping[str, Any]]) -> list[GateFinding]:
     ]
 
 
-def findings_markdown(rows: Sequence[tuple[str, GateFinding]], offenders_shown: int = 5) -> str:
-    """One table row per (PDF, failed expectation), its first offenders as `id · page · "text"` lines."""
+def findings_markdown(rows: Sequence[tuple[str, GateFinding]]) -> str:
+    """One table row per offender: the PDF, gate, expectation and count on the first row of each finding."""
     if not rows:
         return "none"
-    lines = ["| PDF | gate | expectation | count | offending chunks (id · page · start of text) |", "|---|---|---|---|---|"]
+    lines = [
+        "| PDF | gate | expectation | count | offending chunk | page | start of its text |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for key, finding in rows:
-        offenders = "<br>".join(
-            f"`{o.label}` · p{o.page} · “{o.text}”".replace("|", "/") for o in finding.offenders[:offenders_shown]
-        )
-        lines.append(f"| {key} | {finding.gate} | {finding.expectation} | {finding.count} | {offenders} |")
+        lead = f"| {key} | {finding.gate} | {finding.expectation} | {finding.count} |"
+        for index, offender in enumerate(finding.offenders or (None,)):
+            cells = (
+                f" `{_cell(offender.label)}` | {offender.page} | {_cell(offender.text)} |" if offender else " | | |"
+            )
+            lines.append((lead if index == 0 else "| | | | |") + cells)
     return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "/")
