@@ -160,7 +160,7 @@ def test_one_pdf_materialization_shows_its_own_numbers(
 def test_plot_by_partition_draws_each_pdf(server: Webserver, browser: Browser, screenshots: Path) -> None:
     """The asset overview's metadata plots, one point per PDF (the Plots / Partitions toggles)."""
     browser.open(f"{server.url}/assets/validated_chunks")
-    browser.wait_for_texts(["Metadata", "chunks_child"])
+    browser.wait_for_texts(["Metadata", "Plots"])
     browser.click("//button[normalize-space()='Plots']")
     browser.click("(//button[normalize-space()='Partitions'])[last()]")
     browser.wait_for_texts(["dagster/row_count", "chunks_child", "tokens_median"])
