@@ -59,7 +59,7 @@ def test_checks_pass_and_metadata_is_numeric(sample_build) -> None:
 def test_exports_parse_back_and_cover_every_pdf(sample_build) -> None:
     _, paths = sample_build
     out = paths.output_path
-    lines = parse_sdk_file(out / "chunks_fr.txt")
+    lines = parse_sdk_file(out / "chunks_fr.txt", has_context=True)
     assert {line.source for line in lines} == {"f-array.pdf", "faq.pdf"}
     assert all(line.page >= 1 and line.text for line in lines)
     corpus = json.loads((out / "chunks_mode_b_intl.json").read_text(encoding="utf-8"))
