@@ -117,9 +117,8 @@ def retrieval_eval(
             {f"{report.method}_{name}": float(value) for name, value in report.metrics.items() if name != "questions"}
         )
     metadata["per_question"] = _per_question_table(reports[0])
-    return MaterializeResult(
-        metadata=metadata, tags={"policy_hash": policy.policy_hash, "context_header": policy.context_header}
-    )
+    # context_header is metadata only: Dagster tag values may not hold '+'.
+    return MaterializeResult(metadata=metadata, tags={"policy_hash": policy.policy_hash})
 
 
 def _per_question_table(report: RetrievalReport) -> MetadataValue:
