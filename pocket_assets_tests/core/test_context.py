@@ -50,6 +50,9 @@ def with_title(identity: PdfIdentity, title: str | None) -> PdfIdentity:
         "R01_2025_26_Regles_generales.pdf",
         "regles.docx",
         "R01_2025_26_Regles_generales",
+        "Sample Dexa Report.PDF",
+        "Agriculture Statistics 2012-13..psd",
+        "imagemagick-lzw\x00",
         "Untitled",
         "Sans titre",
         "Document1",
@@ -67,6 +70,7 @@ def test_a_meaningful_metadata_title_is_kept_on_one_line_without_pipes() -> None
     assert meaningful_title(" Foire aux  questions ") == "Foire aux questions"
     assert meaningful_title("Statuts | AAPPMA\n2025") == "Statuts / AAPPMA 2025"
     assert meaningful_title("R Data Import/Export") == "R Data Import/Export"
+    assert meaningful_title("livre de cave juin 2018\x00") == "livre de cave juin 2018"
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,9 @@ tokens by the policy and budgeted by the chunker inside the cap.
 The title is the first of these that is meaningful:
 
 1. the PDF's metadata title, unless it is a word processor's export name
-   (`Microsoft Word - x.docx`), a file name, a generic word (`Untitled`,
-   `Document1`, `Titre`) or has no letters;
+   (`Microsoft Word - x.docx`), a file name or stem (`Report.PDF`,
+   `R01_2025_26_Regles`, `imagemagick-lzw`: one word joined by `_` or `-`), a
+   generic word (`Untitled`, `Document1`, `Titre`) or has no letters;
 2. the document's first heading;
 3. the file name made readable (`R01_2025_26_Regles_generales.pdf` ->
    `R01 2025 26 Regles generales`): underscores and hyphens become spaces, the
@@ -23,6 +24,7 @@ which part of the document, its bottom what the chunk is about.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Sequence
@@ -39,7 +41,9 @@ ELLIPSIS = "…"
 _EXPORT_NAME = re.compile(
     r"^(?:microsoft\s+(?:word|excel|powerpoint)|powerpoint\s+presentation|libreoffice|openoffice)\b", re.IGNORECASE
 )
-_FILE_NAME = re.compile(r"^\S+\.(?:pdf|docx?|odt|rtf|txt|tex|dvi|ps|xlsx?|pptx?|indd|html?|md)$", re.IGNORECASE)
+_FILE_NAME = re.compile(
+    r"\.(?:pdf|docx?|dotx?|odt|ods|odp|rtf|txt|tex|dvi|ps|xls[xm]?|pptx?|indd|psd|ai|html?|md)$", re.IGNORECASE
+)
 _GENERIC = re.compile(
     r"^(?:untitled|sans[\s_-]*titre|document|doc|titre|title|new\s+document|nouveau\s+document|"
     r"pr[ée]sentation|presentation|diapositive|slide|page|pdf|draft|brouillon|none|null)[\s_-]*\d*$",
@@ -55,9 +59,9 @@ def meaningful_title(raw: str | None) -> str | None:
     title = clean_part(raw or "")
     if not title or not _LETTERS.search(title):
         return None
-    if _EXPORT_NAME.match(title) or _FILE_NAME.match(title) or _GENERIC.match(title):
+    if _EXPORT_NAME.match(title) or _FILE_NAME.search(title) or _GENERIC.match(title):
         return None
-    if " " not in title and "_" in title:  # a file stem such as R01_2025_26_Regles_generales
+    if " " not in title and ("_" in title or "-" in title):  # a file stem: R01_2025_26_Regles, imagemagick-lzw
         return None
     return title
 
@@ -88,8 +92,10 @@ def document_title(identity: PdfIdentity, pages: Sequence[PageRecord]) -> str:
 
 
 def clean_part(text: str) -> str:
-    """One line, no `|` (it ends the header on an export line), never the SDK's chunk separator."""
-    return fold_whitespace(text.replace(CHUNK_SPLITTER, " ").replace("|", "/"))
+    """One line, no `|` (it ends the header on an export line), never the SDK's chunk separator,
+    no control characters (metadata strings may end in NUL)."""
+    printable = "".join(" " if unicodedata.category(char) in ("Cc", "Cf") else char for char in text)
+    return fold_whitespace(printable.replace(CHUNK_SPLITTER, " ").replace("|", "/"))
 
 
 @dataclass
