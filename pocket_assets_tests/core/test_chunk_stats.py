@@ -40,7 +40,7 @@ def test_preview_shows_each_chunk_as_the_phone_reads_it() -> None:
     markdown = preview_markdown(chunks, warned_pages={2})
     for chunk in chunks:
         assert f"**{chunk.id}** · page {chunk.page} · {chunk.tokens} tokens" in markdown
-        assert sdk_line(chunk.text, chunk.source, chunk.page) in markdown
+        assert sdk_line(chunk.text, chunk.source, chunk.page, chunk.context) in markdown
     assert "page has warnings" in markdown
 
 

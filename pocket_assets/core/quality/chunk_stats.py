@@ -68,7 +68,7 @@ def preview_markdown(chunks: Sequence[ChunkRecord], warned_pages: Collection[int
     (parents, which the phone never embeds, as their text)."""
     parts = []
     for chunk in preview_selection(chunks, warned_pages):
-        line = sdk_line(chunk.text, chunk.source, chunk.page) if chunk.chunk_type != "parent" else chunk.text
+        line = sdk_line(chunk.text, chunk.source, chunk.page, chunk.context) if chunk.chunk_type != "parent" else chunk.text
         warned = " · page has warnings" if set(chunk.pages) & set(warned_pages) else ""
         parts.append(
             f"**{chunk.id}** · page {chunk.page} · {chunk.tokens} tokens · {chunk.chunk_type}{warned}\n\n"
