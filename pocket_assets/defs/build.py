@@ -7,22 +7,20 @@ from pathlib import Path
 
 from dagster import Definitions
 
-from pocket_assets.defs.assets.chunking import children, parents, table_summaries
+from pocket_assets.defs.assets.chunking import chunks, table_summaries
 from pocket_assets.defs.assets.evaluation import child_embeddings, retrieval_eval
-from pocket_assets.defs.assets.export import STAGES, android_export
+from pocket_assets.defs.assets.export import android_export
 from pocket_assets.defs.assets.ingest import pages, raw_pdf
 from pocket_assets.defs.assets.quality import validated_chunks
 from pocket_assets.defs.jobs import build_corpus_job
+from pocket_assets.defs.partitions import with_stage_versions
 from pocket_assets.defs.resources import (
-    ChunkPolicyResource,
     CorpusPaths,
     EvaluationResource,
-    ExtractionResource,
     GatesResource,
-    SummarizerResource,
-    TokenizerResource,
     default_paths,
-    environment_policy,
+    SettingResources,
+    environment_versions,
 )
 from pocket_assets.defs.schedules import corpus_refresh
 from pocket_assets.defs.sensors import raw_pdf_sensor
@@ -31,27 +29,21 @@ from pocket_assets.defs.stale_sensor import stale_pdfs
 ASSETS = [
     raw_pdf,
     pages,
-    parents,
-    children,
+    chunks,
     table_summaries,
     validated_chunks,
     android_export,
     retrieval_eval,
     child_embeddings,
 ]
-# The per-PDF stages, in lineage order, whose manifests say how each PDF fared.
-STAGE_ASSETS = STAGES
 
 
 def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
     """The resources every asset, sensor and schedule uses; tests pass their own paths."""
     return {
         "paths": paths or default_paths(),
-        "tokenizer": TokenizerResource(name=os.environ.get("POCKET_ASSETS_TOKENIZER", "gemma3")),
-        "chunk_policy": ChunkPolicyResource.from_policy(environment_policy()),
-        "summarizer": SummarizerResource(),
+        **SettingResources.from_environment().as_resources(),
         "gates": GatesResource(),
-        "extraction": ExtractionResource(),
         "evaluation": EvaluationResource(
             gold_path=os.environ.get("POCKET_ASSETS_GOLD", str(Path.cwd() / "data" / "gold" / "sample_gold.jsonl"))
         ),
@@ -59,8 +51,9 @@ def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
 
 
 def build_definitions(paths: CorpusPaths | None = None) -> Definitions:
+    """The assets carry, as Dagster code versions, the stage versions of the environment's resources."""
     return Definitions(
-        assets=ASSETS,
+        assets=with_stage_versions(ASSETS, environment_versions()),
         jobs=[build_corpus_job],
         schedules=[corpus_refresh],
         sensors=[raw_pdf_sensor, stale_pdfs],

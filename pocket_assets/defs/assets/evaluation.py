@@ -25,7 +25,6 @@ from pocket_assets.core.evaluation.retrieval import (
     load_gold,
     searchable_chunks,
 )
-from pocket_assets.defs.assets.export import STAGES
 from pocket_assets.defs.assets.quality import validated_chunks
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, EvaluationResource, TokenizerResource
@@ -33,7 +32,7 @@ from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, Evalu
 
 def _corpus_chunks(paths: CorpusPaths) -> list[ChunkRecord]:
     store = paths.store()
-    return read_validated_chunks(store, select_for_export(store, discover_pdfs(paths.raw_path), STAGES).included)
+    return read_validated_chunks(store, select_for_export(store, discover_pdfs(paths.raw_path)).included)
 
 
 def _store_path(paths: CorpusPaths) -> Path:
@@ -105,7 +104,7 @@ def retrieval_eval(
         ]
     for warning in reports[0].warnings:
         context.log.warning(warning)
-    policy = chunk_policy.policy(tokenizer.name)
+    policy = chunk_policy.policy(tokenizer)
     metadata: dict = {
         "questions": len(questions),
         "chunker_version": policy.chunker_version,
