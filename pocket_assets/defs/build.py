@@ -1,11 +1,17 @@
-"""Assemble assets, checks, jobs, sensors, schedules and resources into Definitions."""
+"""The resources of the code location, and the same definitions assembled for the build command and tests.
+
+`dagster dev` and `dg` load the `defs/` folder (`pocket_assets/definitions.py`): every
+asset, job, sensor and schedule defined at module level there, plus the resources
+of `environment_resources` below. `build_definitions` assembles the same objects
+by hand for a given raw and output folder; a test keeps the two equal.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from dagster import Definitions
+from dagster import Definitions, definitions
 
 from pocket_assets.defs.assets.chunking import chunks, table_summaries
 from pocket_assets.defs.assets.evaluation import child_embeddings, retrieval_eval
@@ -13,14 +19,12 @@ from pocket_assets.defs.assets.export import android_export
 from pocket_assets.defs.assets.ingest import pages, raw_pdf
 from pocket_assets.defs.assets.quality import validated_chunks
 from pocket_assets.defs.jobs import build_corpus_job
-from pocket_assets.defs.partitions import with_stage_versions
 from pocket_assets.defs.resources import (
     CorpusPaths,
     EvaluationResource,
     GatesResource,
-    default_paths,
     SettingResources,
-    environment_versions,
+    default_paths,
 )
 from pocket_assets.defs.schedules import corpus_refresh
 from pocket_assets.defs.sensors import raw_pdf_sensor
@@ -50,10 +54,15 @@ def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
     }
 
 
+@definitions
+def environment_resources() -> Definitions:
+    """The resources of the code location `dg` and `dagster dev` load (folders from the environment)."""
+    return Definitions(resources=build_resources())
+
+
 def build_definitions(paths: CorpusPaths | None = None) -> Definitions:
-    """The assets carry, as Dagster code versions, the stage versions of the environment's resources."""
     return Definitions(
-        assets=with_stage_versions(ASSETS, environment_versions()),
+        assets=ASSETS,
         jobs=[build_corpus_job],
         schedules=[corpus_refresh],
         sensors=[raw_pdf_sensor, stale_pdfs],

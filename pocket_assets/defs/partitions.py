@@ -1,16 +1,20 @@
 """One dynamic partition per PDF, keyed by its path under the raw folder (e.g. `fr/faq.pdf`).
 
 The per-PDF assets are declared from the stage registry (`runstate.stages`): the
-asset key is the stage's name and its dependencies are the stage's upstream
-stages. Their code versions are not fixed here: `with_stage_versions` sets them
-when the definitions are built, from the resources they are built with.
+asset key is the stage's name, its dependencies are the stage's upstream stages,
+and its Dagster code version is the stage's version under the settings the
+environment configures (tokenizer, chunk policy, summarizer, extraction options).
+
+Dagster reads code versions when the code location loads, so the UI shows the
+versions of the environment's settings; a run whose launchpad config changes a
+setting stamps its own versions in the manifests, which the project's staleness
+(`pocket-assets stale`, the schedule, the sensor) compares with the environment's.
 """
 
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from dagster import (
     AssetCheckSpec,
-    AssetsDefinition,
     AssetSpec,
     BackfillPolicy,
     DynamicPartitionsDefinition,
@@ -18,6 +22,7 @@ from dagster import (
     multi_asset,
 )
 
+from pocket_assets.defs.resources import environment_versions
 from pocket_assets.runstate.stages import Stage
 
 pdf_partitions = DynamicPartitionsDefinition(name="pdfs")
@@ -48,6 +53,7 @@ def pdf_asset(
         deps=[upstream.name for upstream in stage.upstream],
         description=description,
         check_specs=check_specs,
+        code_version=environment_versions()[stage],
     )
 
 
@@ -62,6 +68,7 @@ def pdf_multi_asset(
     partitions, backfill policy, owners and group as `pdf_asset`. Not subsettable: the
     stages come from one computation, so they are always materialized together."""
     made_here = {stage.name for stage in stages}
+    versions = environment_versions()
     return multi_asset(
         name=name,
         partitions_def=pdf_partitions,
@@ -75,28 +82,9 @@ def pdf_multi_asset(
                 group_name=group_name,
                 kinds=set(kinds),
                 partitions_def=pdf_partitions,
+                code_version=versions[stage],
             )
             for stage, description in stages.items()
         ],
     )
-
-
-def with_stage_versions(assets: Sequence[Any], versions: Mapping[Stage, str | None]) -> list[Any]:
-    """Each per-PDF stage asset with its version as Dagster code version (other assets as they are).
-
-    Dagster reads code versions when the definitions load, so the UI shows the versions
-    of the resources the code location was built with (the environment); a run whose
-    launchpad config changes a setting stamps its own versions in the manifests, which
-    the project's staleness (`pocket-assets stale`, the schedule, the sensor) compares.
-    """
-    names = {stage.name: stage for stage in versions}
-
-    def version_spec(spec: AssetSpec) -> AssetSpec:
-        stage = names.get(spec.key.to_user_string())
-        return spec if stage is None else spec.replace_attributes(code_version=versions[stage])
-
-    return [
-        definition.map_asset_specs(version_spec) if isinstance(definition, AssetsDefinition) else definition
-        for definition in assets
-    ]
 

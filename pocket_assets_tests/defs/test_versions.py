@@ -5,14 +5,16 @@ One real build of a small corpus, then the project's staleness (what `pocket-ass
 """
 
 import gzip
+import json
 import shutil
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 
 import pytest
-from dagster import AssetKey, instance_for_test
+from dagster import instance_for_test
 
-from pocket_assets.defs.build import build_definitions
 from pocket_assets.defs.cli_stale import list_stale
 from pocket_assets.defs.resources import (
     CorpusPaths,
@@ -22,7 +24,7 @@ from pocket_assets.defs.resources import (
     environment_versions,
 )
 from pocket_assets.defs.staleness import pdf_staleness
-from pocket_assets.runstate.stages import PARENTS, STAGES
+from pocket_assets.runstate.stages import PAGES, PARENTS, STAGES
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus
 
@@ -104,12 +106,21 @@ def test_a_launchpad_override_is_stamped_and_seen_as_stale(built: CorpusPaths, t
     assert _stale(paths)["intl/rules.pdf"].startswith("pages built with")
 
 
-def test_dagster_code_versions_are_the_environment_stage_versions(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dagster_code_versions_are_the_stage_versions_of_the_environment_at_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Dagster reads code versions when the code location loads: a fresh process with another chunk
+    size shows other versions for the chunking stages, the same for the stages before them."""
     monkeypatch.setenv("CHUNK_SIZE_TOKENS", "300")
-    graph = build_definitions().resolve_asset_graph()
-    versions = environment_versions()
-    for stage in STAGES:
-        assert graph.get(AssetKey(stage.name)).code_version == versions[stage], stage
+    code = (
+        "import json; from pathlib import Path; from dagster import load_from_defs_folder\n"
+        "import pocket_assets.definitions as location\n"
+        "graph = load_from_defs_folder(path_within_project=Path(location.__file__).parent).resolve_asset_graph()\n"
+        "print(json.dumps({key.to_user_string(): graph.get(key).code_version for key in graph.get_all_asset_keys()}))"
+    )
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT).stdout)
+    smaller_children = environment_versions()
+    assert {stage.name: loaded[stage.name] for stage in STAGES} == {stage.name: v for stage, v in smaller_children.items()}
     monkeypatch.delenv("CHUNK_SIZE_TOKENS")
-    assert environment_versions()[PARENTS] != versions[PARENTS]
-
+    default = environment_versions()
+    assert default[PARENTS] != smaller_children[PARENTS] and default[PAGES] == smaller_children[PAGES]
