@@ -4,9 +4,10 @@ Dagster cannot mark a single partition of a multi-partition (single-run backfill
 step as failed (dagster issue 17836). So each stage catches a PDF's error,
 records it in that partition's manifest (keeping its last good output), skips
 the PDF downstream, and goes on with the others. Only errors about the PDF are
-caught so (`defs.pdf_errors`); a bug fails the step whatever the number of PDFs. A run of one PDF that fails
-still fails its step, so the UI shows the red partition; a run of many reports
-the failures in metadata and through the build command's exit code.
+caught so (`defs.pdf_errors`); a bug fails the step whatever the number of
+PDFs. A run of one PDF that fails still fails its step, so the UI shows the red
+partition; a run of many reports the failures in metadata and through the
+build command's exit code.
 """
 
 from __future__ import annotations
