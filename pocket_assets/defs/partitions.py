@@ -67,7 +67,6 @@ def pdf_multi_asset(
     """`@multi_asset` for per-PDF stages made in one step (stage -> description); the same
     partitions, backfill policy, owners and group as `pdf_asset`. Not subsettable: the
     stages come from one computation, so they are always materialized together."""
-    made_here = {stage.name for stage in stages}
     versions = environment_versions()
     return multi_asset(
         name=name,
@@ -77,7 +76,7 @@ def pdf_multi_asset(
             AssetSpec(
                 stage.name,
                 description=description,
-                deps=[upstream.name for upstream in stage.upstream if upstream.name not in made_here],
+                deps=[upstream.name for upstream in stage.upstream],
                 owners=OWNERS,
                 group_name=group_name,
                 kinds=set(kinds),

@@ -2,10 +2,11 @@
 
 from pathlib import Path
 
-from dagster import Definitions, load_from_defs_folder
+from dagster import AssetKey, Definitions, load_from_defs_folder
 
 import pocket_assets.definitions as location
 from pocket_assets.defs.build import build_definitions
+from pocket_assets.runstate.stages import STAGES
 
 
 def _summary(definitions: Definitions) -> dict:
@@ -24,3 +25,10 @@ def test_the_defs_folder_and_build_definitions_agree() -> None:
     from_folder = load_from_defs_folder(path_within_project=Path(location.__file__).parent)
     assert _summary(from_folder) == _summary(build_definitions())
     assert "chunks" not in _summary(from_folder)["assets"], "the multi-asset's keys are its stages"
+
+
+def test_the_asset_lineage_is_the_registry_lineage() -> None:
+    graph = build_definitions().resolve_asset_graph()
+    for stage in STAGES:
+        parents = {key.to_user_string() for key in graph.get(AssetKey(stage.name)).parent_keys}
+        assert parents == {upstream.name for upstream in stage.upstream}, stage
