@@ -88,7 +88,7 @@ class ChunkPolicyResource(ConfigurableResource):
         values = dataclasses.asdict(policy)
         return cls(**{name: values[name] for name in cls.model_fields})
 
-    def policy(self, tokenizer: "TokenizerResource") -> ChunkPolicy:
+    def policy(self, tokenizer: TokenizerResource) -> ChunkPolicy:
         """The policy chunks are made with; its hash covers the tokenizer's identity, not just its name."""
         return ChunkPolicy(
             tokenizer=tokenizer.identity(), **{name: getattr(self, name) for name in type(self).model_fields}
@@ -223,7 +223,7 @@ class SettingResources:
     summarizer: SummarizerResource
 
     @classmethod
-    def from_environment(cls) -> "SettingResources":
+    def from_environment(cls) -> SettingResources:
         """As the environment configures them; a run's launchpad config may override any field."""
         return cls(
             extraction=ExtractionResource(),
@@ -238,7 +238,14 @@ class SettingResources:
 
     def versions(self) -> dict[Stage, str | None]:
         """Every stage's version under these resources, in lineage order."""
-        return stage_versions(stage_settings(**self.as_resources()))  # type: ignore[arg-type]
+        return stage_versions(
+            stage_settings(
+                extraction=self.extraction,
+                tokenizer=self.tokenizer,
+                chunk_policy=self.chunk_policy,
+                summarizer=self.summarizer,
+            )
+        )
 
 
 def environment_versions() -> dict[Stage, str | None]:
