@@ -28,7 +28,7 @@ import logging
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import pyarrow as pa
 from dagster import (
@@ -43,8 +43,13 @@ from dagster import (
     TableColumn,
     TableSchema,
 )
+
+# Private, and unavoidable: Dagster 1.13 has no public way to report a planned materialization
+# (see `mark_failed`), which is what makes one partition of a many-PDF step show failed.
 from dagster._core.events import AssetMaterializationPlannedData, DagsterEvent, DagsterEventType
 
+from pocket_assets.defs.pdf_errors import PER_PDF_ERRORS, PdfRejected
+from pocket_assets.runstate.stages import Stage, stage_named
 from pocket_assets.runstate.storage import (
     STATUS_FAILED,
     STATUS_OK,
@@ -61,26 +66,12 @@ _NOT_ADDED = ("dagster/", "tokens_")
 
 @dataclass(frozen=True)
 class StageOutput:
-    """What a stage made of one PDF: rows to store, and numbers to show in the UI."""
+    """What a stage made of one PDF: rows to store (in the stage's schema), and numbers to show in the UI."""
 
     rows: list[dict[str, Any]]
-    schema: pa.Schema
     source_sha256: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-class PdfRejected(Exception):
-    """A stage's verdict on a PDF (not a crash): logged without a traceback, with what it found.
-
-    `extra` is kept in the PDF's manifest (e.g. the gates' findings, for the corpus-level
-    checks); `metadata` goes onto the PDF's materialization.
-    """
-
-    def __init__(self, sentence: str, metadata: dict[str, Any], extra: dict[str, Any]) -> None:
-        super().__init__(sentence)
-        self.metadata = metadata
-        self.extra = extra
 
 
 @dataclass(frozen=True)
@@ -98,64 +89,84 @@ class Outcome:
         return self.status == STATUS_OK
 
 
+Checks = Callable[[Sequence[Outcome]], Sequence[AssetCheckResult]]
+
+
 def run_per_pdf(
     context: AssetExecutionContext,
     store: PartitionStore,
     build: Callable[[str], StageOutput],
     code_version: str | None = None,
-    checks: Callable[[Sequence[Outcome]], Sequence[AssetCheckResult]] | None = None,
+    checks: Checks | None = None,
 ) -> Iterator[MaterializeResult]:
-    """Build, store and report every partition of the run; see the module docstring.
+    """Build, store and report every partition of the run for the step's one stage; see the module docstring.
 
     `checks`, called once every PDF was tried, gives the asset's check results.
     """
-    asset = context.asset_key.to_user_string()
+    stage = stage_named(context.asset_key.to_user_string())
+    yield from run_per_pdf_stages(context, store, (stage,), lambda key: {stage: build(key)}, {stage: code_version}, checks)
+
+
+def run_per_pdf_stages(
+    context: AssetExecutionContext,
+    store: PartitionStore,
+    stages: Sequence[Stage],
+    build: Callable[[str], Mapping[Stage, StageOutput]],
+    versions: Mapping[Stage, str | None],
+    checks: Checks | None = None,
+) -> Iterator[MaterializeResult]:
+    """`run_per_pdf` for a step that makes one or several stages of a PDF at once (a multi-asset):
+    one `build` per PDF gives every stage's output; one result per stage."""
     keys = sorted(context.partition_keys)
-    outcomes = [
-        _build_one(context, store, asset, key, build, code_version, f"[{index}/{len(keys)}]")
-        for index, key in enumerate(keys, start=1)
-    ]
-    for outcome in outcomes:
-        context.add_asset_metadata(outcome.metadata, partition_key=outcome.partition_key)
-    failed = [outcome for outcome in outcomes if not outcome.ok]
-    context.log.info(run_totals(asset, outcomes))
-    yield MaterializeResult(check_results=list(checks(outcomes)) if checks is not None else [])
+    outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
+    for index, key in enumerate(keys, start=1):
+        progress = f"[{index}/{len(keys)}]"
+        for stage, outcome in _build_one(context, store, stages, key, build, versions, progress).items():
+            outcomes[stage].append(outcome)
+    for stage in stages:
+        for outcome in outcomes[stage]:
+            context.add_asset_metadata(outcome.metadata, asset_key=stage.name, partition_key=outcome.partition_key)
+        context.log.info(run_totals(stage.name, outcomes[stage]))
+        check_results = list(checks(outcomes[stage])) if checks is not None else []
+        yield MaterializeResult(asset_key=stage.name, check_results=check_results)
+    failed = [outcome for outcome in outcomes[stages[-1]] if not outcome.ok]
     if not failed:
         return
-    mark_failed(context, [outcome.partition_key for outcome in failed])
-    if not _failure_reported_later(context):
+    for stage in stages:
+        mark_failed(context, stage, [outcome.partition_key for outcome in outcomes[stage] if not outcome.ok])
+    if not _failure_reported_later(context, stages):
         raise Failure(
-            description=f"{len(failed)} of {len(outcomes)} PDF(s) failed {asset}: "
+            description=f"{len(failed)} of {len(keys)} PDF(s) failed {stages[-1]}: "
             + " / ".join(f"{outcome.partition_key}: {outcome.reason}" for outcome in failed),
             metadata={"failed_partitions": MetadataValue.md(failure_table(failed))},
         )
 
 
-def _failure_reported_later(context: AssetExecutionContext) -> bool:
+def _failure_reported_later(context: AssetExecutionContext, stages: Sequence[Stage]) -> bool:
     """Whether something after this step in the run fails the run for this step's failed PDFs: the
     `every_pdf_built` check, or a later per-PDF stage (which finds them skipped, and so on)."""
     layer = context.job_def.asset_layer
     if EVERY_PDF_BUILT in layer.asset_graph.asset_check_keys:
         return True
     in_run = layer.selected_asset_keys
-    later = layer.asset_graph.get(context.asset_key).child_keys
+    made_here = {AssetKey(stage.name) for stage in stages}
+    later = {child for key in made_here for child in layer.asset_graph.get(key).child_keys} - made_here
     return any(key in in_run and layer.asset_graph.get(key).partitions_def is not None for key in later)
 
 
-def mark_failed(context: AssetExecutionContext, partition_keys: Sequence[str]) -> None:
+def mark_failed(context: AssetExecutionContext, stage: Stage, partition_keys: Sequence[str]) -> None:
     """Plan these partitions again after their materialization: once the run fails, Dagster shows them failed.
 
     The framework's own planned events are made the same way (`run_domain.py`); this one
     only comes later in the run, so it is each partition's latest event.
     """
     step_key = context.op_execution_context.get_step_execution_context().step.key
-    asset = context.asset_key.to_user_string()
     for key in partition_keys:
         event = DagsterEvent(
             event_type_value=DagsterEventType.ASSET_MATERIALIZATION_PLANNED.value,
             job_name=context.run.job_name,
-            message=f"{asset} {key} failed in this run: planned again with no materialization, so it shows failed",
-            event_specific_data=AssetMaterializationPlannedData(context.asset_key, partition=key),
+            message=f"{stage} {key} failed in this run: planned again with no materialization, so it shows failed",
+            event_specific_data=AssetMaterializationPlannedData(AssetKey(stage.name), partition=key),
             step_key=step_key,
         )
         context.instance.report_dagster_event(event, context.run.run_id, logging.WARNING)
@@ -180,31 +191,52 @@ def column_schema(schema: pa.Schema) -> TableSchema:
 def _build_one(
     context: AssetExecutionContext,
     store: PartitionStore,
-    asset: str,
+    stages: Sequence[Stage],
     key: str,
-    build: Callable[[str], StageOutput],
-    code_version: str | None,
+    build: Callable[[str], Mapping[Stage, StageOutput]],
+    versions: Mapping[Stage, str | None],
     progress: str,
-) -> Outcome:
-    context.log.info(f"{asset} {progress} {key}")
+) -> dict[Stage, Outcome]:
+    """Errors about the PDF (`PER_PDF_ERRORS`) are recorded for it; any other error fails the step."""
+    names = "+".join(stage.name for stage in stages)
+    context.log.info(f"{names} {progress} {key}")
     started = time.perf_counter()
     try:
-        output = build(key)
+        outputs = build(key)
     except UpstreamNotReady as reason:
-        return _record(context, store, asset, key, STATUS_SKIPPED, str(reason), code_version)
+        return {stage: _record(context, store, stage, key, STATUS_SKIPPED, str(reason), versions[stage]) for stage in stages}
     except PdfRejected as rejection:
-        return _record(context, store, asset, key, STATUS_FAILED, str(rejection), code_version, rejection)
-    except Exception as error:  # one PDF's failure, whatever it is, must not stop the others
-        context.log.error(f"{asset} {key} raised:\n{traceback.format_exc()}")
-        return _record(context, store, asset, key, STATUS_FAILED, str(error), code_version)
+        return {
+            stage: _record(context, store, stage, key, STATUS_FAILED, str(rejection), versions[stage], rejection)
+            for stage in stages
+        }
+    except PER_PDF_ERRORS as error:
+        context.log.error(f"{names} {key} raised:\n{traceback.format_exc()}")
+        return {stage: _record(context, store, stage, key, STATUS_FAILED, str(error), versions[stage]) for stage in stages}
     seconds = round(time.perf_counter() - started, 3)
+    outcomes = {stage: _store(context, store, stage, key, outputs[stage], versions[stage], seconds) for stage in stages}
+    context.log.info(
+        f"{names} {progress} {key}: " + ", ".join(f"{stage} {len(outputs[stage].rows)} rows" for stage in stages)
+        + f" in {seconds} s"
+    )
+    return outcomes
+
+
+def _store(
+    context: AssetExecutionContext,
+    store: PartitionStore,
+    stage: Stage,
+    key: str,
+    output: StageOutput,
+    code_version: str | None,
+    seconds: float,
+) -> Outcome:
     path = store.write(
-        asset,
+        stage,
         key,
         output.rows,
-        output.schema,
         PartitionManifest(
-            asset=asset,
+            asset=stage.name,
             partition_key=key,
             status=STATUS_OK,
             rows=len(output.rows),
@@ -217,19 +249,18 @@ def _build_one(
     metadata = {
         "status": STATUS_OK,
         "dagster/row_count": len(output.rows),
-        "dagster/column_schema": column_schema(output.schema),
+        "dagster/column_schema": column_schema(stage.schema),
         "seconds": seconds,
         **output.metadata,
         "path": MetadataValue.path(str(path)),
     }
-    context.log.info(f"{asset} {progress} {key}: {len(output.rows)} rows in {seconds} s")
     return Outcome(key, STATUS_OK, None, metadata, output.extra)
 
 
 def _record(
     context: AssetExecutionContext,
     store: PartitionStore,
-    asset: str,
+    stage: Stage,
     key: str,
     status: str,
     reason: str,
@@ -237,11 +268,11 @@ def _record(
     rejection: PdfRejected | None = None,
 ) -> Outcome:
     """The manifest says how this attempt ended; the last good file, if any, stays (and is named)."""
-    previous = store.manifest(asset, key)
+    previous = store.manifest(stage, key)
     extra = rejection.extra if rejection else {}
     store.write_manifest(
         PartitionManifest(
-            asset=asset,
+            asset=stage.name,
             partition_key=key,
             status=status,
             reason=reason,
@@ -253,11 +284,11 @@ def _record(
         )
     )
     level = logging.WARNING if status == STATUS_SKIPPED else logging.ERROR
-    context.log.log(level, f"{asset} {key} {status}: {reason}")
+    context.log.log(level, f"{stage} {key} {status}: {reason}")
     metadata: dict[str, Any] = {"status": status, "reason": MetadataValue.text(reason)}
     if rejection:
         metadata.update(rejection.metadata)
-    kept = store.data_path(asset, key)
+    kept = store.data_path(stage, key)
     if kept.is_file():
         metadata["kept_file"] = MetadataValue.path(str(kept))
     return Outcome(key, status, reason, metadata, extra)

@@ -8,10 +8,11 @@ export fails the run instead, once the export is written.
 
 from dagster import AssetCheckExecutionContext, AssetCheckResult, AssetCheckSeverity, MetadataValue, asset_check
 
-from pocket_assets.defs.assets.export import STAGES, android_export
+from pocket_assets.defs.assets.export import android_export
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.per_pdf import EVERY_PDF_BUILT
 from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets.runstate.stages import STAGES
 from pocket_assets.runstate.storage import STATUS_FAILED
 
 

@@ -34,4 +34,4 @@ def test_build_command_builds_reports_and_fails_on_a_broken_pdf(
     assert "raw_pdf [1/1] fr/zz-broken.pdf" in captured.err, "progress in the run log"
     assert "ERROR" in captured.err and "Traceback (most recent call last)" in captured.err, "the traceback is shown"
     assert "removed partition intl/rules.pdf" in printed
-    assert "fr/zz-broken.pdf: FAILED (raw_pdf failed: zz-broken.pdf: not a PDF" in printed
+    assert "fr/zz-broken.pdf: FAILED (raw_pdf last failed: zz-broken.pdf: not a PDF" in printed

@@ -22,11 +22,12 @@ from dagster_graphql.test.utils import define_out_of_process_context, execute_da
 
 from pocket_assets.cli import main
 from pocket_assets.core.export.corpus_files import parse_sdk_file
+from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionStore
 from pocket_assets_tests.pdf_factory import REPO_ROOT, SAMPLE_RAW
 from pocket_assets_tests.stricter_suites import suites_refusing
 
-PER_PDF_ASSETS = ("pages", "parents", "children", "validated_chunks")
+PER_PDF_ASSETS = (PAGES, PARENTS, CHILDREN, VALIDATED_CHUNKS)
 FAILING = "fr/faq.pdf"
 
 PARTITION_STATUSES = """
@@ -111,7 +112,7 @@ def test_each_partition_carries_its_own_row_count(corpus: dict[str, Path]) -> No
         for asset in PER_PDF_ASSETS:
             for key in keys:
                 rows = pq.read_metadata(store.data_path(asset, key)).num_rows
-                assert ui.latest_metadata(asset, key)["dagster/row_count"] == rows, (asset, key)
+                assert ui.latest_metadata(asset.name, key)["dagster/row_count"] == rows, (asset, key)
 
 
 def test_a_pdf_failing_its_gate_is_failed_and_the_others_ship(
@@ -120,7 +121,7 @@ def test_a_pdf_failing_its_gate_is_failed_and_the_others_ship(
     monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(corpus["stricter"]))
     assert build(corpus) == 1
     printed = capsys.readouterr().out
-    assert f"{FAILING}: FAILED (validated_chunks failed" in printed
+    assert f"{FAILING}: FAILED (validated_chunks last failed" in printed
     with ui_api() as ui:
         statuses = ui.partition_statuses("validated_chunks")
         assert statuses["failedPartitions"] == [FAILING]

@@ -5,7 +5,6 @@ from pathlib import Path
 from dagster import DagsterInstance, SensorResult, build_sensor_context
 
 from pocket_assets.core.records import PdfIdentity, to_dict
-from pocket_assets.core.schemas import PDF_IDENTITY_SCHEMA
 from pocket_assets.runstate.storage import PartitionManifest
 from pocket_assets.defs.partition_ranges import range_tags
 from pocket_assets.defs.partitions import pdf_partitions
@@ -13,6 +12,7 @@ from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.sensors import raw_pdf_sensor
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus, text_pdf
+from pocket_assets.runstate.stages import RAW_PDF, VALIDATED_CHUNKS
 
 
 def _tick(instance: DagsterInstance, paths: CorpusPaths, cursor: str | None) -> SensorResult:
@@ -51,18 +51,12 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
 
     store = paths.store()
     identity = PdfIdentity("intl/c.pdf", "intl", "c.pdf", "0" * 64, 1, 1)
-    store.write(
-        "raw_pdf",
-        "intl/c.pdf",
-        [to_dict(identity)],
-        PDF_IDENTITY_SCHEMA,
-        PartitionManifest("raw_pdf", "intl/c.pdf", "ok", rows=1),
-    )
+    store.write(RAW_PDF, "intl/c.pdf", [to_dict(identity)], PartitionManifest("raw_pdf", "intl/c.pdf", "ok", rows=1))
     (raw / "intl" / "c.pdf").unlink()
     removed = _tick(instance, paths, changed.cursor)
     assert removed.run_requests == []
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf"]
-    assert not store.data_path("raw_pdf", "intl/c.pdf").exists()
+    assert not store.data_path(RAW_PDF, "intl/c.pdf").exists()
 
     text_pdf(raw / "intl" / "d.pdf", ["A new one."])
     added = _tick(instance, paths, removed.cursor)
@@ -81,6 +75,6 @@ def test_first_tick_over_fresh_builds_launches_nothing(instance: DagsterInstance
     assert first.run_requests == [] and first.dynamic_partitions_requests == []
     assert len(first.cursor) < 200 * len(instance.get_dynamic_partitions(pdf_partitions.name)), "a short cursor"
 
-    paths.store().manifest_path("validated_chunks", "intl/rules.pdf").unlink()
+    paths.store().manifest_path(VALIDATED_CHUNKS, "intl/rules.pdf").unlink()
     restarted = _tick(instance, paths, None)
     assert [request.partition_key for request in restarted.run_requests] == ["intl/rules.pdf"]

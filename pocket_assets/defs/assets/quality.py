@@ -31,16 +31,22 @@ from pocket_assets.core.quality.gate_findings import (
 from pocket_assets.core.quality.report import write_report_html
 from pocket_assets.core.quality.validation import PARTITION_GATES, validate_partition
 from pocket_assets.core.records import chunk_from_dict, page_from_dict, to_dict
-from pocket_assets.core.schemas import CHUNK_SCHEMA
-from pocket_assets.defs.assets.chunking import table_summaries
 from pocket_assets.defs.chunk_metadata import chunk_metadata
-from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset, pdf_partitions
-from pocket_assets.defs.per_pdf import Outcome, PdfRejected, StageOutput, run_per_pdf
-from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, GatesResource, TokenizerResource
+from pocket_assets.defs.partitions import pdf_asset, pdf_partitions
+from pocket_assets.defs.pdf_errors import GateFailed
+from pocket_assets.defs.per_pdf import Outcome, StageOutput, run_per_pdf
+from pocket_assets.defs.resources import (
+    ChunkPolicyResource,
+    CorpusPaths,
+    ExtractionResource,
+    GatesResource,
+    SummarizerResource,
+    TokenizerResource,
+    stage_settings,
+)
+from pocket_assets.runstate.stages import CHUNK_STAGES, PAGES, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import STATUS_FAILED, PartitionStore
 
-CHUNK_STAGES = ("parents", "children", "table_summaries")
-VALIDATED = "validated_chunks"
 FINDINGS = "gate_failures"  # the manifest's `extra` entry holding a PDF's findings
 # What each gate's failures are, for its count in the check metadata.
 _FAILED_COUNT_NAMES = {
@@ -50,16 +56,12 @@ _FAILED_COUNT_NAMES = {
 }
 
 
-class GateFailed(PdfRejected):
-    """A PDF whose chunks failed a gate: recorded as failed with its findings, its last good output kept."""
-
-
 @pdf_asset(
+    VALIDATED_CHUNKS,
     group_name="quality",
     kinds=("parquet", "great_expectations"),
-    deps=[table_summaries],
     check_specs=[
-        AssetCheckSpec(gate, asset="validated_chunks", description=description)
+        AssetCheckSpec(gate, asset=VALIDATED_CHUNKS.name, description=description)
         for gate, description in (
             (
                 "expectations",
@@ -75,22 +77,24 @@ class GateFailed(PdfRejected):
     ],
     description="Parents, children and table summaries of a PDF that passed every gate; only these are exported. "
     "A PDF failing a gate keeps its previous good file, shows failed with its findings, and fails the run.",
-    versioned=True,
 )
 def validated_chunks(
     context: AssetExecutionContext,
     paths: CorpusPaths,
+    extraction: ExtractionResource,
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
+    summarizer: SummarizerResource,
     gates: GatesResource,
 ) -> Iterator[MaterializeResult]:
     store = paths.store()
-    policy = chunk_policy.policy(tokenizer.name)
+    policy = chunk_policy.policy(tokenizer)
+    settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy, summarizer=summarizer)
     loaded_gates = gates.gates(paths.expectations_path)
 
     def build(key: str) -> StageOutput:
         chunks = [chunk_from_dict(row) for stage in CHUNK_STAGES for row in store.read(stage, key)]
-        page_records = [page_from_dict(row) for row in store.read("pages", key)]
+        page_records = [page_from_dict(row) for row in store.read(PAGES, key)]
         report = validate_partition(loaded_gates, key, chunks, page_records, policy)
         report_path = write_report_html(
             paths.output_path / "reports" / "validation" / f"{key}.html", [report], f"Validation report, {key}"
@@ -106,8 +110,7 @@ def validated_chunks(
             raise GateFailed(_failure_sentence(key, findings), metadata, extra)
         return StageOutput(
             rows=[to_dict(chunk) for chunk in chunks],
-            schema=CHUNK_SCHEMA,
-            source_sha256=store.manifest("raw_pdf", key).source_sha256,
+            source_sha256=store.source_sha256(key),
             metadata={**chunk_metadata(chunks, page_records), **metadata},
             extra=extra,
         )
@@ -117,7 +120,7 @@ def validated_chunks(
         judged.update({o.partition_key: findings_from_json(o.extra.get(FINDINGS, [])) for o in outcomes if FINDINGS in o.extra})
         return [_gate_check(gate, judged, len(outcomes)) for gate in PARTITION_GATES]
 
-    yield from run_per_pdf(context, store, build, CODE_VERSION, checks=checks)
+    yield from run_per_pdf(context, store, build, VALIDATED_CHUNKS.version(settings), checks=checks)
 
 
 def _failure_sentence(key: str, findings: list[GateFinding]) -> str:
@@ -134,7 +137,7 @@ def _stored_findings(store: PartitionStore, keys: Sequence[str]) -> dict[str, li
     """Every PDF's findings from the last run that judged it (a PDF never judged is left out)."""
     judged = {}
     for key in keys:
-        manifest = store.manifest(VALIDATED, key)
+        manifest = store.manifest(VALIDATED_CHUNKS, key)
         if manifest is not None and FINDINGS in manifest.extra:
             judged[key] = findings_from_json(manifest.extra[FINDINGS]) if manifest.status == STATUS_FAILED else []
     return judged
