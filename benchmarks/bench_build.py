@@ -4,8 +4,9 @@ One command prints one Markdown table (progress on stderr), every figure from th
 
 - fixed: the build command (`python -m pocket_assets.cli build`, fresh DAGSTER_HOME and output folder) on
   one small PDF (4 pages), median of `--fixed-runs` runs;
-- marginal: the build command on `../shared/corpus` + `../shared/corpus-regs` (>= 1,000 pages); marginal
-  cost per page = (big build - one-PDF build) / (pages - 4), in CPU and in wall seconds;
+- marginal: the build command on `../shared/corpus` + `../shared/corpus-regs` + `../shared/corpus-wild` (the
+  wild PDFs under `intl/wild/`: 187 PDFs, 1,026 pages); marginal cost per page = (big build - one-PDF
+  build) / (pages - 4), in CPU and in wall seconds;
 - floor: in one process, PyMuPDF's plain `page.get_text()` of every page of the same corpus plus one
   `encode_batch` pass of the Gemma 3 tokenizer over the text (loads not counted);
 - cores: the same big build pinned to one core (`taskset -c 0`) against both cores;
@@ -45,6 +46,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
 DEFAULT_CORPUS = SHARED / "corpus"
 DEFAULT_REGS = SHARED / "corpus-regs"
+DEFAULT_WILD = SHARED / "corpus-wild"
 DEFAULT_REFMAN = SHARED / "corpus-scale" / "refman.pdf"
 SMALL_PDF = "fr/04_reglement-disciplinaire-type-2004.pdf"  # 4 pages, in corpus-regs
 PYTHON = sys.executable
@@ -204,6 +206,7 @@ def run_benchmark(args: argparse.Namespace) -> None:
     shutil.copyfile(args.regs / SMALL_PDF, small / SMALL_PDF)
     copy_corpus(args.corpus, big)
     copy_corpus(args.regs, big)
+    shutil.copytree(args.wild, big / "intl" / "wild", ignore=shutil.ignore_patterns("*.md"))
     small_pages, big_pages = page_count(small), page_count(big)
     big_pdfs = len(list(big.rglob("*.pdf")))
     print(f"corpus: {big_pdfs} PDFs, {big_pages} pages; small: {small_pages} pages", file=sys.stderr)
@@ -412,6 +415,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder with fr/ and intl/ PDFs")
     parser.add_argument("--regs", type=Path, default=DEFAULT_REGS, help="second folder with fr/ PDFs (holds the small PDF)")
+    parser.add_argument("--wild", type=Path, default=DEFAULT_WILD, help="folder of real-world PDFs (any depth)")
     parser.add_argument("--refman", type=Path, default=DEFAULT_REFMAN, help="large PDF added to the scale build")
     parser.add_argument("--copies", type=int, default=5, help="copies of corpus + regs in the scale build (0: none)")
     parser.add_argument("--fixed-runs", type=int, default=3)
