@@ -32,3 +32,10 @@ def test_unknown_tokenizer_is_a_clear_error_not_a_download() -> None:
         load_tokenizer("no-such-org/no-such-model")
     with pytest.raises(TokenizerError):
         load_tokenizer.__wrapped__("/")  # a folder without tokenizer.json
+
+
+def test_a_file_that_is_not_tokenizer_json_is_a_clear_error(tmp_path: Path) -> None:
+    broken = tmp_path / "tokenizer.json"
+    broken.write_text('{"model": ', encoding="utf-8")
+    with pytest.raises(TokenizerError, match="not a Hugging Face tokenizer.json"):
+        load_tokenizer.__wrapped__(str(broken))
