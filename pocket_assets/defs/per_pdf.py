@@ -26,6 +26,7 @@ from dagster import (
     MetadataValue,
 )
 
+from pocket_assets.defs.pdf_workers import build_in_workers
 from pocket_assets.runstate.storage import (
     STATUS_FAILED,
     STATUS_OK,
@@ -63,15 +64,21 @@ def run_per_pdf(
     summarize: Callable[[list[Outcome]], dict[str, Any]] | None = None,
     checks: Callable[[list[Outcome]], Sequence[AssetCheckResult]] | None = None,
     fail_when_all_fail: bool = True,
+    workers: int = 1,
 ) -> MaterializeResult:
     """Build, store and report every partition of the run; see the module docstring.
 
     `checks` (called after every PDF was tried) gives the asset's check results.
     An asset whose checks judge the PDFs (the gates) sets `fail_when_all_fail=False`:
     its failed PDFs show as failed checks, which block what is downstream.
+    A `build` without side effects may run in `workers` processes (`pdf_workers`).
     """
     asset = context.asset_key.to_user_string()
-    outcomes = [_build_one(context, store, asset, key, build, code_version) for key in sorted(context.partition_keys)]
+    keys = sorted(context.partition_keys)
+    outcomes = [
+        _build_one(context, store, asset, key, built, code_version)
+        for key, built in build_in_workers(build, keys, workers)
+    ]
     failed = [outcome for outcome in outcomes if outcome.status != STATUS_OK]
     if failed and len(failed) == len(outcomes) and fail_when_all_fail:
         raise Failure(

@@ -27,6 +27,7 @@ from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.defs.assets.ingest import pages
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset
+from pocket_assets.defs.pdf_workers import BuiltAhead, WorkersResource
 from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
 from pocket_assets.defs.resources import (
     ChunkPolicyResource,
@@ -78,14 +79,20 @@ def _chunk_output(chunks: tuple[ChunkRecord, ...], sha256: str, **extra_metadata
     versioned=True,
 )
 def parents(
-    context: AssetExecutionContext, paths: CorpusPaths, tokenizer: TokenizerResource, chunk_policy: ChunkPolicyResource
+    context: AssetExecutionContext,
+    paths: CorpusPaths,
+    tokenizer: TokenizerResource,
+    chunk_policy: ChunkPolicyResource,
+    workers: WorkersResource,
 ) -> MaterializeResult:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer.name)
     piece_tokens = PieceTokens(tokenizer.counter())
+    keys = sorted(context.partition_keys)
+    chunked_ahead = BuiltAhead(lambda key: _chunk(store, key, policy, piece_tokens), keys, workers.count())
 
     def build(key: str) -> StageOutput:
-        chunked = _chunk(store, key, policy, piece_tokens)
+        chunked = chunked_ahead(key)
         _CHILDREN_HANDOFF[_handoff_key(store, key, policy, tokenizer.name)] = chunked.children
         return _chunk_output(chunked.parents, store.manifest("pages", key).source_sha256)
 

@@ -9,6 +9,7 @@ from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.records import pdf_identity_from_dict, to_dict
 from pocket_assets.core.schemas import PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
 from pocket_assets.defs.partitions import pdf_asset
+from pocket_assets.defs.pdf_workers import WorkersResource
 from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
 from pocket_assets.defs.resources import CorpusPaths, ExtractionResource
 from pocket_assets.defs.summaries import sum_of
@@ -63,7 +64,9 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
     "(empty or image-only pages), and the page's span and first line in the document text.",
     code_version=EXTRACTOR_VERSION,
 )
-def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource) -> MaterializeResult:
+def pages(
+    context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource, workers: WorkersResource
+) -> MaterializeResult:
     store = paths.store()
 
     def build(key: str) -> StageOutput:
@@ -87,4 +90,4 @@ def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: Extrac
         )
 
     totals = sum_of("page_count", "characters", "empty_pages", *_BLOCK_COUNTS.values())
-    return run_per_pdf(context, store, build, EXTRACTOR_VERSION, summarize=totals)
+    return run_per_pdf(context, store, build, EXTRACTOR_VERSION, summarize=totals, workers=workers.count())
