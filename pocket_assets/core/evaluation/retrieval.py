@@ -21,10 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import bm25s
 import numpy as np
-import Stemmer
-from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH
 
 from pocket_assets.core.records import ChunkRecord
 
@@ -251,11 +248,18 @@ def fold_accents(text: str) -> str:
     return "".join(character for character in decomposed if not unicodedata.combining(character))
 
 
-_STOPWORDS = frozenset(fold_accents(word) for word in (*STOPWORDS_FRENCH, *STOPWORDS_EN_PLUS))
+# bm25s and its stemmer are imported when retrieval runs, not when the definitions load (every build).
+@functools.lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH
+
+    return frozenset(fold_accents(word) for word in (*STOPWORDS_FRENCH, *STOPWORDS_EN_PLUS))
 
 
 @functools.lru_cache(maxsize=8)
-def _stemmer(language: str) -> Stemmer.Stemmer:
+def _stemmer(language: str) -> Any:
+    import Stemmer
+
     return Stemmer.Stemmer(language)
 
 
@@ -267,7 +271,8 @@ def tokenize(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     """Lowercase words, line-break hyphens rejoined, FR+EN stopwords and one-letter words dropped,
     Snowball-stemmed in `language` (stemmers expect accents), then accent-folded."""
     joined = _LINE_BREAK_HYPHEN.sub("", unicodedata.normalize("NFKC", text).lower())
-    words = [word for word in _WORD.findall(joined) if len(word) > 1 and fold_accents(word) not in _STOPWORDS]
+    stopwords = _stopwords()
+    words = [word for word in _WORD.findall(joined) if len(word) > 1 and fold_accents(word) not in stopwords]
     return [fold_accents(stem) for stem in _stemmer(language).stemWords(words)]
 
 
@@ -299,6 +304,8 @@ def bm25_rankings(
             rankings.update({question.id: [] for question in corpus_questions})
             continue
         language = language_of(corpus)
+        import bm25s
+
         retriever = bm25s.BM25()
         retriever.index([tokenize(chunk.text, language) for chunk in corpus_chunks], show_progress=False)
         for question in corpus_questions:
