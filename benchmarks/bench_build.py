@@ -185,7 +185,7 @@ def _comparable(path: Path) -> bytes | None:
     data = path.read_bytes()
     if path.suffix == ".json" and not path.name.endswith(".schema.json"):
         document = json.loads(data)
-        document.pop("generated", None)
+        document["metadata"].pop("generated", None)
         return json.dumps(document, sort_keys=True).encode("utf-8")
     return data
 

@@ -46,7 +46,7 @@ def _outputs(out: Path) -> dict[str, bytes]:
         data = export.read_bytes()
         if export.suffix == ".json":  # the `generated` stamp is the build's time
             document = json.loads(data)
-            document.pop("generated", None)
+            document["metadata"].pop("generated", None)
             data = json.dumps(document, sort_keys=True).encode("utf-8")
         files[export.name] = data
     return files
