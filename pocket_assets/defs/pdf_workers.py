@@ -19,6 +19,7 @@ The default is the cores this process may use (`POCKET_ASSETS_WORKERS` overrides
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import pickle
@@ -76,6 +77,9 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
     # Forked workers must not start tokenizers' Rust thread pool again (it would deadlock);
     # one worker per core is the parallelism now.
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    # Objects alive now are shared with the workers; the cyclic GC would write to every one of them
+    # (copying their pages into each worker) unless they are moved out of its reach first.
+    gc.freeze()
     pending = deque(keys)
     in_flight: deque[tuple[str, Future]] = deque()
     pool = _new_pool(workers)
@@ -98,6 +102,7 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
                 yield key, _raiser(error)
     finally:
         pool.shutdown(cancel_futures=True)
+        gc.unfreeze()
         _BUILD = None
 
 
