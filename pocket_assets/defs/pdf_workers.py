@@ -9,7 +9,7 @@ them, so outputs are those of the serial build byte for byte. At most two PDFs
 per worker are in flight, so memory holds a few PDFs' rows, not the corpus.
 
 Per-PDF failure isolation holds as in the serial loop: a PDF's exception is
-re-raised for that PDF alone (with the worker's traceback as its cause), and a
+re-raised for that PDF alone, same type (with the worker's traceback as a note), and a
 worker that dies (a crash in native code) fails only the PDFs it held; the pool
 is started again for the rest.
 
@@ -22,14 +22,17 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import pickle
+import traceback
 from collections import deque
+from dataclasses import dataclass
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from dagster import ConfigurableResource
 from pydantic import Field
+
+from pocket_assets.core.errors import PdfError
 
 Output = TypeVar("Output")
 Build = Callable[[str], Output]
@@ -41,8 +44,8 @@ _IN_FLIGHT_PER_WORKER = 2
 _BUILD: Build | None = None
 
 
-class WorkerDied(RuntimeError):
-    """The worker process building this PDF ended abnormally (e.g. a crash inside MuPDF)."""
+class WorkerDied(PdfError):
+    """The worker process building this PDF ended abnormally (a crash inside MuPDF): about that PDF."""
 
 
 def default_workers() -> int:
@@ -90,7 +93,7 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
                 in_flight.append((key, pool.submit(_build_in_worker, key)))
             key, future = in_flight.popleft()
             try:
-                yield key, _returner(future.result())
+                yield key, _result(future.result())
             except BrokenProcessPool:
                 # Which PDF killed its worker is unknown: each PDF that was in flight runs again alone.
                 pool.shutdown(cancel_futures=True)
@@ -98,8 +101,6 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
                     yield held, _alone(held)
                 in_flight.clear()
                 pool = _new_pool(workers)
-            except Exception as error:  # the PDF's own failure, re-raised for it alone
-                yield key, _raiser(error)
     finally:
         pool.shutdown(cancel_futures=True)
         gc.unfreeze()
@@ -109,7 +110,7 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
 class BuiltAhead:
     """`build` run ahead on every core; `ahead(key)`, called with the keys in the order given, returns
     that PDF's output or raises its error. For a stage whose per-PDF work is pure but whose
-    `build` keeps something in the step's process (a report for the checks, a handoff)."""
+    `build` keeps something in the step's process (the gates' reports for the checks)."""
 
     def __init__(self, build: Build, keys: Sequence[str], workers: int) -> None:
         self._results = build_in_workers(build, keys, workers)
@@ -129,24 +130,40 @@ def _new_pool(workers: int) -> ProcessPoolExecutor:
 def _alone(key: str) -> Build:
     with _new_pool(1) as pool:
         try:
-            return _returner(pool.submit(_build_in_worker, key).result())
+            return _result(pool.submit(_build_in_worker, key).result())
         except BrokenProcessPool as error:
-            return _raiser(WorkerDied(f"{key}: the worker process building it died ({error})"))
-        except Exception as error:
-            return _raiser(error)
+            return _raiser(WorkerDied(key, f"the worker process building it died ({error})"))
 
 
 def _build_in_worker(key: str) -> object:
-    """Runs in a worker. An error that would not survive the trip back (pickling) comes back as its text."""
+    """Runs in a worker; a PDF's error comes back as a value (see `_Raised`)."""
     assert _BUILD is not None, "workers are forked after the build function is set"
     try:
         return _BUILD(key)
     except Exception as error:
-        try:
-            pickle.loads(pickle.dumps(error))
-        except Exception:
-            raise RuntimeError(f"{type(error).__name__}: {error}") from None
-        raise
+        return _Raised(type(error), error.args, dict(vars(error)), traceback.format_exc())
+
+
+@dataclass(frozen=True)
+class _Raised:
+    """An exception carried back by its parts: pickling exceptions calls `cls(*args)`, which fails for
+    errors whose constructor takes other arguments than their message (`PdfError(source, reason)`)."""
+
+    error_type: type[Exception]
+    args: tuple[Any, ...]
+    state: dict[str, Any]
+    worker_traceback: str
+
+    def rebuild(self) -> Exception:
+        error = self.error_type.__new__(self.error_type)
+        error.args = self.args
+        vars(error).update(self.state)
+        error.add_note(f"raised in a worker process:\n{self.worker_traceback}")
+        return error
+
+
+def _result(output: object) -> Build:
+    return _raiser(output.rebuild()) if isinstance(output, _Raised) else _returner(output)
 
 
 def _returner(output: object) -> Build:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from pocket_assets.core.errors import TokenizerError
-from pocket_assets.core.tokenizer import load_tokenizer
+from pocket_assets.core.tokenizer import load_tokenizer, tokenizer_identity
 
 
 def test_vendored_gemma_tokenizer_counts_without_special_tokens() -> None:
@@ -39,3 +39,17 @@ def test_a_file_that_is_not_tokenizer_json_is_a_clear_error(tmp_path: Path) -> N
     broken.write_text('{"model": ', encoding="utf-8")
     with pytest.raises(TokenizerError, match="not a Hugging Face tokenizer.json"):
         load_tokenizer.__wrapped__(str(broken))
+
+
+def test_identity_follows_the_file_content_not_its_name(tmp_path: Path) -> None:
+    data = gzip.decompress(resources.files("pocket_assets.core.data").joinpath("gemma3-tokenizer.json.gz").read_bytes())
+    first = tmp_path / "a" / "tokenizer.json"
+    first.parent.mkdir()
+    first.write_bytes(data)
+    moved = tmp_path / "b.json"
+    moved.write_bytes(data)
+    assert tokenizer_identity("gemma3") == "gemma3", "the vendored tokenizer keeps its fixed id"
+    assert tokenizer_identity(str(first)) == tokenizer_identity(str(first.parent)) == tokenizer_identity(str(moved))
+    assert tokenizer_identity(str(first)).startswith("blake3:")
+    first.write_bytes(data + b"\n")
+    assert tokenizer_identity(str(first)) != tokenizer_identity(str(moved)), "an edited file is another tokenizer"

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from pocket_assets.core.errors import PdfError
 from pocket_assets.defs.pdf_workers import BuiltAhead, WorkerDied, build_in_workers, default_workers
 
 KEYS = [f"fr/{index:02d}.pdf" for index in range(7)]
@@ -20,7 +21,7 @@ def _outcome(built, key):
 
 def _build(key: str) -> tuple[str, int]:
     if key == "fr/03.pdf":
-        raise ValueError(f"{key}: page 2 is broken")
+        raise PdfError(key, "broken", page=2)  # its constructor is not (message,): must still come back
     if key == "fr/05.pdf":
         os._exit(3)  # a crash inside native code kills the worker
     return key, os.getpid()
@@ -29,7 +30,8 @@ def _build(key: str) -> tuple[str, int]:
 def test_outputs_come_in_key_order_from_other_processes_and_failures_stay_with_their_pdf() -> None:
     results = {key: _outcome(built, key) for key, built in build_in_workers(_build, KEYS, workers=2)}
     assert list(results) == KEYS
-    assert isinstance(results["fr/03.pdf"], ValueError) and "page 2 is broken" in str(results["fr/03.pdf"])
+    broken = results["fr/03.pdf"]
+    assert type(broken) is PdfError and (broken.source, broken.page, str(broken)) == ("fr/03.pdf", 2, "fr/03.pdf, page 2: broken")
     assert isinstance(results["fr/05.pdf"], WorkerDied) and "fr/05.pdf" in str(results["fr/05.pdf"])
     good = {key: value for key, value in results.items() if key not in ("fr/03.pdf", "fr/05.pdf")}
     assert [value[0] for value in good.values()] == list(good)
