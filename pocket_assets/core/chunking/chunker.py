@@ -453,7 +453,7 @@ def _records(
             section=section.section,
             section_path=section.section_path,
             section_id=section.section_id,
-            article_num=sections.article_for(start, end),
+            article_num=sections.article_at(start),
             parent_id=parent,
             table_type=None,
             char_start=start,

@@ -24,6 +24,7 @@ from pocket_assets.core.records import TableCells
 RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule
 CROSSING_MARGIN = 3.0  # a rule this far inside another one crosses it rather than closing a box
 RULE_GAP = 2.5  # typesetters leave rules this far apart where they meet
+MIN_ROW_HEIGHT = 8.0  # pt: a column rule is at least one row of text high
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +91,26 @@ def may_hold_table(page: pymupdf.Page) -> bool:
     Plain boxes (framed code, shaded lines) and lone horizontal rules (footnotes,
     title bars) have none, and are the common false alarms of a plain count.
     """
-    horizontal, vertical = _rules(page)
+    horizontal, vertical = (_joined(segments) for segments in _rules(page))
+    # Shorter than a line of text: the edges of a shaded bar, not a column rule.
+    vertical = [segment for segment in vertical if segment[2] - segment[1] >= MIN_ROW_HEIGHT]
     if len(horizontal) < 2 or not vertical:
         return False
     return any(_crosses_inside(v, h) for v in vertical for h in horizontal)
+
+
+def _joined(segments: list[Segment]) -> list[Segment]:
+    """Collinear rules that meet joined into one: office suites draw each cell's borders apart,
+    so their grid has no rule crossing another inside it until the pieces are put end to end."""
+    joined: list[Segment] = []
+    for position, start, end in sorted(segments):
+        if joined:
+            last_position, last_start, last_end = joined[-1]
+            if abs(position - last_position) < 1.0 and start <= last_end + RULE_GAP:
+                joined[-1] = (last_position, last_start, max(last_end, end))
+                continue
+        joined.append((position, start, end))
+    return joined
 
 
 def _cell_text(value: str | None) -> str:
@@ -136,8 +153,12 @@ def pipe_table(cells: TableCells) -> str:
 PIECE_GAP = 0.8  # pieces of one baseline this far apart are separate cells (word spaces are ~0.3)
 ROW_GAP = 1.5  # a wider blank between two rows ends the table (a header rule leaves ~1.2)
 SAME_BASELINE = 0.35  # pieces whose bottoms differ by less than this share a row
+MIN_COLUMN_LINES = 5  # lines on each side of the page middle that make a two-column page
+TWO_COLUMN_CROSSING = 0.2  # at most this share of lines across the middle on a two-column page
+MAX_PADDED_MEAN_WORDS = 8.0  # cells of a table whose rows are padded apart (office tables) may hold phrases
 MIN_ROWS = 3  # header and two rows: fewer is a pair of lines that happen to align
-TEXT_GUTTER = 1.0  # proportional columns: wider than any justified word space
+WRAP_PITCH = 1.3  # baseline to baseline, in type sizes: at most this, the next line of the same cell
+TEXT_GUTTER = 0.75  # em, proportional columns: wider than any justified word space
 MONO_GUTTER = 0.4  # monospaced columns (printed data frames) may be one space apart
 ALIGN_TOLERANCE = 1.5  # points: cells of one column share a left, right or centre edge this closely
 ALIGNED_SHARE = 0.6  # share of a column's cells that must share that edge
@@ -171,10 +192,11 @@ class _Word:
     text: str
 
 
-def _page_rows(data: dict[str, Any]) -> list[_Row]:
-    """Every raw line of the page grouped by baseline across blocks, top to bottom.
+def _page_columns(data: dict[str, Any]) -> list[list[_Piece]]:
+    """The page's raw lines, one list per page column when the text is set in two columns.
 
-    Across blocks, because MuPDF often makes each column of a table its own block.
+    Lines of two page columns share baselines by chance; read together they look like a
+    two-column table of prose, and a table set inside one column gets the other's lines.
     """
     pieces = [
         _Piece(*raw["bbox"], tuple(raw["spans"]))
@@ -182,7 +204,21 @@ def _page_rows(data: dict[str, Any]) -> list[_Row]:
         if block.get("type", 0) == 0
         for raw in block["lines"]
     ]
-    pieces.sort(key=lambda piece: piece.y1)
+    middle = data.get("width", 0.0) / 2
+    left = [piece for piece in pieces if piece.x1 <= middle]
+    right = [piece for piece in pieces if piece.x0 >= middle]
+    crossing = len(pieces) - len(left) - len(right)
+    if min(len(left), len(right)) >= MIN_COLUMN_LINES and crossing < TWO_COLUMN_CROSSING * len(pieces):
+        return [left, right, [piece for piece in pieces if piece.x0 < middle < piece.x1]]
+    return [pieces]
+
+
+def _page_rows(pieces: list[_Piece]) -> list[_Row]:
+    """Raw lines grouped by baseline across blocks, top to bottom.
+
+    Across blocks, because MuPDF often makes each column of a table its own block.
+    """
+    pieces = sorted(pieces, key=lambda piece: piece.y1)
     rows: list[_Row] = []
     for piece in pieces:
         if rows:
@@ -219,14 +255,20 @@ def aligned_candidates(data: dict[str, Any]) -> list[Candidate]:
 
     Reads only line boxes, never characters, so it costs a sort of the page's lines.
     """
-    rows = _page_rows(data)
+    candidates: list[Candidate] = []
+    for pieces in _page_columns(data):
+        candidates += _runs(_page_rows(pieces))
+    return candidates
+
+
+def _runs(rows: list[_Row]) -> list[Candidate]:
     candidates: list[Candidate] = []
     start = 0
     while start < len(rows):
         end = start
         while (
             end < len(rows)
-            and _is_split(rows[end])
+            and (_is_split(rows[end]) or (end > start and _wraps(rows[end - 1], rows[end])))
             and (end == start or rows[end][0].y0 - rows[end - 1][0].y1 <= ROW_GAP * _height(rows[end - 1]))
         ):
             end += 1
@@ -236,6 +278,38 @@ def aligned_candidates(data: dict[str, Any]) -> list[Candidate]:
             candidates.append(Candidate(rows[start:end], above, below))
         start = max(end, start + 1)
     return candidates
+
+
+def _size(row: _Row) -> float:
+    return max(span["size"] for piece in row for span in piece.spans)
+
+
+def _pitch(upper: _Row, lower: _Row) -> float:
+    """Baseline to baseline, in the upper row's type size."""
+    return (lower[0].y1 - upper[0].y1) / max(_size(upper), 1.0)
+
+
+def _wraps(upper: _Row, lower: _Row) -> bool:
+    """`lower` is set at single line spacing under `upper`: maybe the next line of a cell's text."""
+    return _pitch(upper, lower) <= WRAP_PITCH
+
+
+def _join_wrapped(rows: list[_Row]) -> list[_Row]:
+    """Lines of wrapped cells joined to their row, when the table pads its rows apart.
+
+    Office tables leave space between rows, so a line at single spacing below a
+    row (`Subventions de l'Etat ...` / `établissements publics`) continues one of its
+    cells. A table whose rows are all single-spaced (LaTeX's tabular) keeps every line.
+    """
+    if len(rows) < 2 or all(_wraps(upper, lower) for upper, lower in zip(rows, rows[1:])):
+        return rows
+    joined = [list(rows[0])]
+    for upper, lower in zip(rows, rows[1:]):
+        if _wraps(upper, lower):
+            joined[-1].extend(lower)
+        else:
+            joined.append(list(lower))
+    return joined
 
 
 def _words(piece: _Piece) -> list[_Word]:
@@ -301,12 +375,17 @@ def _grid(rows: list[_Row], gutter: float) -> tuple[list[list[str]], list[list[t
     return cells, extents
 
 
-def _reads_as_table(cells: list[list[str]], extents: list[list[tuple[float, float]]], mono: bool) -> bool:
-    """The guards against what also aligns: prose columns, definition lists, margin notes, code, contents."""
+def _reads_as_table(
+    cells: list[list[str]], extents: list[list[tuple[float, float]]], mono: bool, padded: bool = False
+) -> bool:
+    """The guards against what also aligns: prose columns, definition lists, margin notes, code, contents.
+
+    Prose is set at single spacing; rows padded apart are a table's, so their cells may be phrases.
+    """
     filled = [cell for row in cells for cell in row if cell]
     if any(sum(bool(cell) for cell in row) < 2 for row in cells) or _lists_contents(cells):
         return False
-    if statistics.fmean(len(cell.split()) for cell in filled) > MAX_MEAN_WORDS:
+    if statistics.fmean(len(cell.split()) for cell in filled) > (MAX_PADDED_MEAN_WORDS if padded else MAX_MEAN_WORDS):
         return False
     if sum(bool(_SENTENCE.match(cell)) for cell in filled) > MAX_SENTENCES:
         return False
@@ -351,8 +430,9 @@ def find_aligned_tables(candidates: list[Candidate]) -> list[FoundTable]:
             continue
         sizes = [span["size"] for row in run for piece in row for span in piece.spans]
         gutter = (MONO_GUTTER if mono else TEXT_GUTTER) * statistics.median(sizes)
-        grid = _grid(run, gutter)
-        if grid is None or not _reads_as_table(*grid, mono):
+        rows = _join_wrapped(run)
+        grid = _grid(rows, gutter)
+        if grid is None or not _reads_as_table(*grid, mono, padded=rows is not run):
             continue
         cells = grid[0]
         pieces = [piece for row in run for piece in row]
