@@ -157,6 +157,8 @@ MIN_COLUMN_LINES = 5  # lines on each side of the page middle that make a two-co
 TWO_COLUMN_CROSSING = 0.2  # at most this share of lines across the middle on a two-column page
 MAX_PADDED_MEAN_WORDS = 8.0  # cells of a table whose rows are padded apart (office tables) may hold phrases
 MIN_ROWS = 3  # header and two rows: fewer is a pair of lines that happen to align
+MIN_PADDED, PADDED_SHARE = 2, 3  # rows padded apart: at least 2 gaps and a third of them (not just a header rule)
+PADDING = 1.1  # a row gap this much wider than the single spacing beside it is padding
 WRAP_PITCH = 1.3  # baseline to baseline, in type sizes: at most this, the next line of the same cell
 TEXT_GUTTER = 0.75  # em, proportional columns: wider than any justified word space
 MONO_GUTTER = 0.4  # monospaced columns (printed data frames) may be one space apart
@@ -262,22 +264,30 @@ def aligned_candidates(data: dict[str, Any]) -> list[Candidate]:
 
 
 def _runs(rows: list[_Row]) -> list[Candidate]:
+    """Runs of split rows; in a table whose rows are padded apart, with its cells' wrapped lines."""
     candidates: list[Candidate] = []
     start = 0
     while start < len(rows):
-        end = start
-        while (
-            end < len(rows)
-            and (_is_split(rows[end]) or (end > start and _wraps(rows[end - 1], rows[end])))
-            and (end == start or rows[end][0].y0 - rows[end - 1][0].y1 <= ROW_GAP * _height(rows[end - 1]))
-        ):
-            end += 1
+        end = _run_end(rows, start, with_wraps=True)
+        if not _padded(rows[start:end]):
+            end = _run_end(rows, start, with_wraps=False)
         if end - start >= MIN_ROWS:
             above = rows[start - 1] if start else None
             below = rows[end] if end < len(rows) else None
             candidates.append(Candidate(rows[start:end], above, below))
         start = max(end, start + 1)
     return candidates
+
+
+def _run_end(rows: list[_Row], start: int, with_wraps: bool) -> int:
+    end = start
+    while (
+        end < len(rows)
+        and (_is_split(rows[end]) or (with_wraps and end > start and _wraps(rows[end - 1], rows[end])))
+        and (end == start or rows[end][0].y0 - rows[end - 1][0].y1 <= ROW_GAP * _height(rows[end - 1]))
+    ):
+        end += 1
+    return end
 
 
 def _size(row: _Row) -> float:
@@ -294,6 +304,19 @@ def _wraps(upper: _Row, lower: _Row) -> bool:
     return _pitch(upper, lower) <= WRAP_PITCH
 
 
+def _padded(rows: list[_Row]) -> bool:
+    """Rows padded apart, with lines at single spacing between some: wrapped cells of an office table.
+
+    The padding must show at least twice and in a third of the gaps (a header rule alone
+    is not it), and be clearly wider than the single spacing beside it (not loose leading).
+    """
+    pitches = [_pitch(upper, lower) for upper, lower in zip(rows, rows[1:])]
+    if not pitches or min(pitches) > WRAP_PITCH:
+        return False
+    padded = sum(pitch >= PADDING * min(pitches) and pitch > WRAP_PITCH for pitch in pitches)
+    return padded >= MIN_PADDED and padded * PADDED_SHARE >= len(pitches)
+
+
 def _join_wrapped(rows: list[_Row]) -> list[_Row]:
     """Lines of wrapped cells joined to their row, when the table pads its rows apart.
 
@@ -301,7 +324,7 @@ def _join_wrapped(rows: list[_Row]) -> list[_Row]:
     row (`Subventions de l'Etat ...` / `établissements publics`) continues one of its
     cells. A table whose rows are all single-spaced (LaTeX's tabular) keeps every line.
     """
-    if len(rows) < 2 or all(_wraps(upper, lower) for upper, lower in zip(rows, rows[1:])):
+    if not _padded(rows):
         return rows
     joined = [list(rows[0])]
     for upper, lower in zip(rows, rows[1:]):
