@@ -436,7 +436,7 @@ def _records(
         text = layout.text[start:end]
         shares = locator.page_shares(spans[index])
         page = _principal(shares)
-        section = sections.section_at(start)
+        section = sections.section_for(start, end)
         block_key = section.section_id or f"p{page:03d}"
         block = block_counters[block_key]
         block_counters[block_key] += 1
