@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pocket_assets.core.chunking.embed_text import fold_whitespace
-from pocket_assets.core.extract.numbering import read_label
+from pocket_assets.core.extract.numbering import opens_annex, read_label
 from pocket_assets.core.records import PageRecord
 
 # A heading that opens with a bare number ("3 Options"): a manual's chapter, an article for citations.
@@ -40,7 +40,7 @@ class SectionIndex:
     heading_levels: tuple[int, ...]
     infos: tuple[SectionInfo, ...]
     article_starts: tuple[int, ...]
-    article_numbers: tuple[str, ...]
+    article_numbers: tuple[str | None, ...]  # None from an annex on: it holds no article
 
     def section_at(self, offset: int) -> SectionInfo:
         index = bisect.bisect_right(self.heading_starts, offset) - 1
@@ -66,7 +66,8 @@ class SectionIndex:
 
         A chunk that runs into the next article keeps the one it starts in (the reader
         cites where the passage begins); the next chunk gets the new one. Headings that
-        are not articles (a TITRE, a Section) leave the article in force unchanged.
+        are not articles (a TITRE, a Section) leave the article in force unchanged; an
+        annex ends the articles.
         """
         in_force = bisect.bisect_right(self.article_starts, offset) - 1
         return self.article_numbers[in_force] if in_force >= 0 else None
@@ -85,7 +86,7 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
     heading_starts: list[int] = []
     heading_levels: list[int] = []
     infos: list[SectionInfo] = []
-    markers: dict[int, str] = {}
+    markers: dict[int, str | None] = {}
     heading_spans: list[tuple[int, int]] = []
     stack: list[tuple[int, str, int]] = []  # (level, title, ordinal among siblings)
     child_counts: list[int] = [0]  # children seen under each open node; [0] is the root
@@ -110,8 +111,9 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
             path = tuple(entry[1] for entry in stack)
             section = next((entry[1] for entry in reversed(stack) if entry[0] <= 2), None)
             infos.append(SectionInfo(path, section, ".".join(str(entry[2]) for entry in stack)))
-            number = article_number(title)
-            if number:
+            if opens_annex(title):
+                markers[start] = None
+            elif number := article_number(title):
                 markers[start] = number
     for page in pages:
         for match in _NUMBERED_LINE.finditer(page.text):

@@ -33,6 +33,7 @@ KIND_RANKS = {
     "art": 60,
 }
 ARTICLE_RANK = KIND_RANKS["article"]
+_ANNEX = re.compile(r"^(?:annexes?|annex|appendix|appendices)\b", re.IGNORECASE)
 DECIMAL = "decimal"  # `6.7.` or `1.2.3`: a bare dotted number
 
 _KIND_WORDS = "|".join(sorted((re.escape(kind) for kind in KIND_RANKS), key=len, reverse=True))
@@ -85,3 +86,8 @@ def read_label(text: str) -> Label | None:
     if decimal:
         return Label(DECIMAL, decimal.group("number"), decimal.group(0).strip())
     return None
+
+
+def opens_annex(heading: str) -> bool:
+    """`Annexe`, `Annexe A`, `Appendix B`, `Appendices`: the part after the articles."""
+    return bool(_ANNEX.match(heading.lstrip("#\\ ")))
