@@ -72,7 +72,7 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
     for scan, column_left in zip(scans, column_lefts):
         for paragraph in page_paragraphs(scan, frozenset(), column_left)[0]:
             census.add_paragraph(paragraph, scan.number)
-    running = running_signatures(margin_signatures(scan) for scan in scans)
+    running = running_signatures((margin_signatures(scan) for scan in scans), len(scans))
     scale = HeadingScale.from_census(census)
     section_level = 0
     for scan, column_left in zip(scans, column_lefts):

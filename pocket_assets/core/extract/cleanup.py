@@ -44,8 +44,10 @@ PAGE_COUNTER = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 
-# A line repeated in the same margin on this many pages is a running header or footer.
+# A line repeated in the same margin on this many pages is a running header or footer;
+# a short document (3-4 pages, the header on all but the first) shows it on 2.
 RUNNING_MIN_PAGES = 3
+SHORT_RUNNING_MIN_PAGES = 2
 
 
 def clean_text(text: str) -> str:
@@ -85,9 +87,15 @@ def margin_signature(position: str, text: str) -> str:
     return f"{position}:{_DIGITS.sub('#', collapse_spaces(text).lower())}"
 
 
-def running_signatures(signatures_per_page: Iterable[Iterable[str]]) -> frozenset[str]:
-    """Margin signatures seen on enough distinct pages to be running headers or footers."""
+def running_signatures(signatures_per_page: Iterable[Iterable[str]], page_count: int) -> frozenset[str]:
+    """Margin signatures seen on enough distinct pages to be running headers or footers.
+
+    Enough is 3 pages, or all pages but one when the document has fewer than 5
+    (a title page without the header): 2 on a 3-page document. A 2-page document
+    repeating a margin line on both pages has it as a running line too.
+    """
+    needed = max(SHORT_RUNNING_MIN_PAGES, min(RUNNING_MIN_PAGES, page_count - 1))
     counts: Counter[str] = Counter()
     for signatures in signatures_per_page:
         counts.update(set(signatures))
-    return frozenset(signature for signature, count in counts.items() if count >= RUNNING_MIN_PAGES)
+    return frozenset(signature for signature, count in counts.items() if count >= needed)

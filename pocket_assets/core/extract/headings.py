@@ -17,6 +17,7 @@ from pocket_assets.core.extract.numbering import ARTICLE_RANK, DECIMAL, KIND_RAN
 from pocket_assets.core.extract.reading_order import Paragraph
 
 MAX_LEVEL = 4
+MAX_LABEL_LEVEL = 6  # labelled parts nest deeper (TITRE > CHAPITRE > Section > Article > 6.7 > 6.7.1): Markdown's six
 LARGER_THAN_BODY = 1.12  # a size ratio above which text stands out as a heading
 MAX_HEADING_LINES = 3
 MAX_HEADING_CHARS = 160
@@ -168,7 +169,7 @@ class StyleCensus:
 
 @dataclass(frozen=True)
 class HeadingScale:
-    """Maps heading styles to levels 1..4 for one document."""
+    """Maps heading styles to levels 1..4 (labelled parts: 1..6) for one document."""
 
     body_size: float
     levels: dict[StyleKey, int]
@@ -245,7 +246,7 @@ class HeadingScale:
         if rank in self.rank_levels:
             return self.rank_levels[rank]
         above = [level for other, level in self.rank_levels.items() if other < rank]
-        return min(max(above, default=0) + 1, MAX_LEVEL)
+        return min(max(above, default=0) + 1, MAX_LABEL_LEVEL)
 
 
 ANNEX_RANK = KIND_RANKS["annexe"]
@@ -279,6 +280,6 @@ def _label_ladder(
             larger = [rank for rank, styles in body.items() if any(other[0] > style[0] for other in styles)]
             ranks[style] = max(larger, default=ARTICLE_RANK - 2 * GROUP_OFFSET) + GROUP_OFFSET
     ordered = sorted(set(body) | set(ranks.values()) | decimal_ranks)
-    rank_levels = {rank: min(index + 1, MAX_LEVEL) for index, rank in enumerate(ordered)}
+    rank_levels = {rank: min(index + 1, MAX_LABEL_LEVEL) for index, rank in enumerate(ordered)}
     rank_levels[ANNEX_RANK] = rank_levels[min(body)]
     return rank_levels, ranks
