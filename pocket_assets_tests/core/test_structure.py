@@ -15,7 +15,7 @@ import pytest
 from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.chunking.sections import article_number, build_section_index
 from pocket_assets.core.extract import extract_pages
-from pocket_assets.core.extract.cleanup import running_signatures
+from pocket_assets.core.extract.cleanup import clean_text, running_signatures
 from pocket_assets.core.extract.headings import reads_as_heading
 from pocket_assets.core.extract.numbering import opens_annex, read_label
 from pocket_assets.core.policy import ChunkPolicy
@@ -223,3 +223,33 @@ def test_word_made_regulation_headings_by_numbering_alone(tmp_path: Path) -> Non
     assert levels["Sous-section 1 Arbitres"] < levels["Art. 5 Roles"] <= levels["Article 4.1"]
     assert levels["Article 4.1"] < levels["6.7. Delai de forfait"] and "ANNEXE A" in levels
     assert not any(body in text for text in levels)
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("Table des mati`eres", "Table des matières"),
+        ("pr´esent", "présent"),
+        ("´Ecole", "École"),
+        ("fran¸cais", "français"),
+        ("É quivalente", "Équivalente"),
+        ("À la fin", "À la fin"),  # a French word alone
+        ("`Figure 1:' in", "`Figure 1:' in"),  # a TeX quote, not an accent
+        ("x^2 and a^b", "x^2 and a^b"),
+        ("LPPL c\u20ddEFRENCH", "LPPL ©EFRENCH"),
+        ("\uf0b7 The terms", "• The terms"),
+    ],
+)
+def test_accents_set_apart_are_composed_and_private_bullets_mapped(raw: str, clean: str) -> None:
+    assert clean_text(raw) == clean
+
+
+def test_tex_pages_give_clean_text_and_table_cells_keep_their_spaces() -> None:
+    accents = extract_pages(REAL / "tex-separate-accent-glyphs.pdf")[0].text
+    assert "Wirtschaftsuniversität" in accents and "¨" not in accents
+    assert "©" in extract_pages(REAL / "tex-copyright-circle.pdf")[0].text
+    page = extract_pages(REAL / "tex-table-cells-words.pdf")[0]
+    table = next(block.table for block in page.blocks if block.kind == "table")
+    cells = " ".join(cell for row in table.rows for cell in row)
+    assert "Ceci insère decl. directement en tête de l’entrée dans la colonne." in cells
+    assert "Équivalente à \\parbox[b]{width}." in cells and "l’espace normalement" in cells

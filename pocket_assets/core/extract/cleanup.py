@@ -25,7 +25,28 @@ LIGATURES = {
 # soft hyphens and zero-width characters disappear.
 ODD_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 INVISIBLES = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
-_LIGATURE_TABLE = str.maketrans(LIGATURES)
+# Bullets of the Symbol and Wingdings fonts, which office suites leave at private-use code points.
+PRIVATE_BULLETS = {
+    "\uf0b7": "•",
+    "\uf0a7": "▪",
+    "\uf06e": "▪",
+    "\uf0a8": "□",
+    "\uf076": "◆",
+    "\uf0d8": "➢",
+    "\uf0e0": "→",
+    "\uf0fc": "✓",
+}
+_LIGATURE_TABLE = str.maketrans({**LIGATURES, **PRIVATE_BULLETS})
+# TeX's old (OT1) fonts set an accent as a glyph of its own before its letter: "mati`eres",
+# "pr´esent", "Universit¨at", "´Ecole". Spacing accent -> combining accent, put after the letter.
+_COMBINING = {"`": "\u0300", "´": "\u0301", "ˆ": "\u0302", "^": "\u0302", "˜": "\u0303", "¨": "\u0308",
+              "˚": "\u030a", "ˇ": "\u030c", "¸": "\u0327"}
+# Non-ASCII accents before any letter; ASCII ` and ^ only inside a word (a quote `Figure', code x^2 stay).
+_SPACING_ACCENT = re.compile(r"(?:([´ˆ˜¨˚ˇ¸])|(?<=[^\W\d_])([`^]))\s?([^\W\d_])")
+_CEDILLA_AFTER = re.compile(r"([cC])\s?¸")
+_ENCIRCLED_C = re.compile("[cC]\u20dd")  # "c" with a combining enclosing circle: TeX's \copyright
+# An accented capital split from the rest of its word ("É quivalente"); none of these is a French word alone.
+_SPLIT_CAPITAL = re.compile(r"\b([ÉÈÊËÎÏÛÇ]) (?=[a-zà-ÿ]{2})")
 _SPACE_RUNS = re.compile(r"[ \t]+")
 
 # A hyphen at a line end followed by a lowercase letter is a word cut by the typesetter.
@@ -51,11 +72,29 @@ SHORT_RUNNING_MIN_PAGES = 2
 
 
 def clean_text(text: str) -> str:
-    """Normalize one span or line: ligatures expanded, odd spaces plain, NFC."""
+    """Normalize one span or line: ligatures and private-use bullets mapped, odd spaces plain,
+    accents set as separate glyphs composed with their letter, NFC."""
     text = text.translate(_LIGATURE_TABLE)
     text = INVISIBLES.sub("", text)
     text = ODD_SPACES.sub(" ", text)
+    if not text.isascii():
+        text = _ENCIRCLED_C.sub("©", text)
+        text = _CEDILLA_AFTER.sub(_compose_cedilla, text)
+        text = _SPLIT_CAPITAL.sub(r"\1", text)
+    if not text.isascii() or "`" in text or "^" in text:
+        text = _SPACING_ACCENT.sub(_compose, text)
     return unicodedata.normalize("NFC", text)
+
+
+def _compose(match: re.Match[str]) -> str:
+    """The letter with its accent when Unicode has that accented letter, else the text as it was."""
+    accent = match.group(1) or match.group(2)
+    composed = unicodedata.normalize("NFC", match.group(3) + _COMBINING[accent])
+    return composed if len(composed) == 1 else match.group(0)
+
+
+def _compose_cedilla(match: re.Match[str]) -> str:
+    return unicodedata.normalize("NFC", match.group(1) + "\u0327")
 
 
 def collapse_spaces(text: str) -> str:

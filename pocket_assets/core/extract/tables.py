@@ -17,8 +17,8 @@ from typing import Any
 
 import pymupdf
 
-from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces
-from pocket_assets.core.extract.reading_order import font_style
+from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join_lines
+from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
 from pocket_assets.core.records import TableCells
 
 RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule
@@ -117,6 +117,27 @@ def _cell_text(value: str | None) -> str:
     return collapse_spaces(clean_text(value or "").replace("\n", " "))
 
 
+def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tuple]) -> str:
+    """The words whose centre lies in the cell, in reading order, separated as on the page.
+
+    `Table.extract()` joins characters and loses the spaces TeX never writes
+    (`insèredecl directemententête`), so cells are read from MuPDF's words instead.
+    """
+    if cell is None:
+        return ""
+    x0, y0, x1, y1 = cell
+    inside = [
+        word
+        for word in words
+        if x0 <= (word[0] + word[2]) / 2 <= x1 and y0 <= (word[1] + word[3]) / 2 <= y1
+    ]
+    inside.sort(key=lambda word: (word[5], word[6], word[7]))
+    lines: dict[tuple[int, int], list[str]] = {}
+    for word in inside:
+        lines.setdefault((word[5], word[6]), []).append(word[4])
+    return _cell_text(join_lines(" ".join(line) for line in lines.values()))
+
+
 def find_page_tables(page: pymupdf.Page, use_layout: bool = False) -> list[FoundTable]:
     """Tables of at least 2 rows and 2 columns with some text, in top-to-bottom order.
 
@@ -124,8 +145,10 @@ def find_page_tables(page: pymupdf.Page, use_layout: bool = False) -> list[Found
     unruled ones but costs ~200x plain text extraction per page.
     """
     found = []
-    for table in page.find_tables(use_layout=use_layout).tables:
-        rows = [tuple(_cell_text(cell) for cell in row) for row in table.extract()]
+    page_tables = page.find_tables(use_layout=use_layout).tables
+    words = page.get_text("words", flags=DICT_FLAGS) if page_tables else []
+    for table in page_tables:
+        rows = [tuple(_cell_words(cell, words) for cell in row.cells) for row in table.rows]
         rows = [row for row in rows if any(row)]
         if len(rows) < 2 or max(len(row) for row in rows) < 2:
             continue
