@@ -19,7 +19,8 @@ from pocket_assets.core.extract.cleanup import clean_text, running_signatures
 from pocket_assets.core.extract.headings import reads_as_heading
 from pocket_assets.core.extract.numbering import opens_annex, read_label
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.records import PageRecord
+from pocket_assets.core.records import PageRecord, TableCells
+from pocket_assets.core.tables.readable import readable_cells
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.chunker_documents import identity_for
 
@@ -253,3 +254,21 @@ def test_tex_pages_give_clean_text_and_table_cells_keep_their_spaces() -> None:
     cells = " ".join(cell for row in table.rows for cell in row)
     assert "Ceci insère decl. directement en tête de l’entrée dans la colonne." in cells
     assert "Équivalente à \\parbox[b]{width}." in cells and "l’espace normalement" in cells
+
+
+def test_a_grid_of_graphics_without_words_is_no_table(tmp_path: Path) -> None:
+    """Staves, charts and form boxes draw ruled grids; cells with no word or number are not a table."""
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((72, 60), "Hauteurs des notes sur la portée, dans la notation du manuel.", fontsize=11)
+    for row in range(5):
+        for column in range(6):
+            x, y = 72 + column * 60, 100 + row * 30
+            page.draw_rect(pymupdf.Rect(x, y, x + 60, y + 30), color=(0, 0, 0), width=0.5)
+            if (row + column) % 3 == 0:
+                page.insert_text((x + 25, y + 20), "h", fontsize=11)
+    path = tmp_path / "grid.pdf"
+    document.save(path)
+    assert not any(block.kind == "table" for page in extract_pages(path) for block in page.blocks)
+    assert readable_cells(TableCells(header=("Lettre", "Sanction"), rows=(("a)", "L'avertissement"), ("", ""))))
+    assert not readable_cells(TableCells(header=("h", ""), rows=(("", "ª"), ("", ""))))
