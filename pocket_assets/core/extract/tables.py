@@ -178,6 +178,7 @@ ROW_GAP = 1.5  # a wider blank between two rows ends the table (a header rule le
 SAME_BASELINE = 0.35  # pieces whose bottoms differ by less than this share a row
 MIN_COLUMN_LINES = 5  # lines on each side of the page middle that make a two-column page
 TWO_COLUMN_CROSSING = 0.2  # at most this share of lines across the middle on a two-column page
+COLUMN_LINE_WIDTH = 0.25  # of the page width: the usual line of a text column (a table's cells are narrower)
 MAX_PADDED_MEAN_WORDS = 8.0  # cells of a table whose rows are padded apart (office tables) may hold phrases
 MIN_ROWS = 3  # header and two rows: fewer is a pair of lines that happen to align
 MIN_PADDED, PADDED_SHARE = 2, 3  # rows padded apart: at least 2 gaps and a third of them (not just a header rule)
@@ -233,9 +234,18 @@ def _page_columns(data: dict[str, Any]) -> list[list[_Piece]]:
     left = [piece for piece in pieces if piece.x1 <= middle]
     right = [piece for piece in pieces if piece.x0 >= middle]
     crossing = len(pieces) - len(left) - len(right)
-    if min(len(left), len(right)) >= MIN_COLUMN_LINES and crossing < TWO_COLUMN_CROSSING * len(pieces):
+    if (
+        min(len(left), len(right)) >= MIN_COLUMN_LINES
+        and crossing < TWO_COLUMN_CROSSING * len(pieces)
+        and all(_upper_quartile_width(side) >= COLUMN_LINE_WIDTH * 2 * middle for side in (left, right))
+    ):
         return [left, right, [piece for piece in pieces if piece.x0 < middle < piece.x1]]
     return [pieces]
+
+
+def _upper_quartile_width(pieces: list[_Piece]) -> float:
+    """Most lines of a text column run its full width, whatever table or heading it also holds."""
+    return statistics.quantiles([piece.x1 - piece.x0 for piece in pieces], n=4)[2]
 
 
 def _page_rows(pieces: list[_Piece]) -> list[_Row]:
