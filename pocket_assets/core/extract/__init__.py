@@ -38,8 +38,9 @@ __all__ = [
 ]
 
 # Bump when the same PDF gives other page text or blocks: the `pages` asset's code version, so every
-# PDF extracted before is stale (v2: unruled tables, margin-label headings, equation blocks).
-EXTRACTOR_VERSION = "pocket-extract-v2"
+# PDF extracted before is stale (v2: unruled tables, margin-label headings, equation blocks; v3: labelled
+# headings and their nesting, small capitals, office tables, short-document running lines, TeX accents).
+EXTRACTOR_VERSION = "pocket-extract-v3"
 
 
 @dataclass(frozen=True)
