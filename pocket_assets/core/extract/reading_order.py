@@ -110,7 +110,7 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
         return None
     # Font expansion (microtype) and word spacing give every word its own span: tally
     # characters per (font, flags, size) first, then look at the few distinct styles.
-    # style -> [visible characters, non-digit spans, characters other than dots and spaces, lowercase letters]
+    # style -> [visible characters, non-digit spans, characters other than dots and spaces, 1 if any lowercase]
     runs: dict[tuple[str, int, float], list[int]] = {}
     for span_text, font, flags, raw_size in map(_SPAN_FIELDS, spans):
         visible = span_text.strip()
@@ -122,8 +122,8 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
             if not visible.isdigit():
                 run[1] += 1
             run[2] += len(visible) - visible.count(".") - visible.count(" ")
-            if not visible.isupper():
-                run[3] += sum(character.islower() for character in visible)
+            if not run[3] and visible.upper() != visible:
+                run[3] = 1  # holds lowercase letters
     weights: dict[float, int] = {}
     bold = True
     any_mono = False
@@ -142,9 +142,9 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
         if _math_font(font):
             math_characters += solid
     size = max(sorted(weights), key=lambda key: weights[key])
-    spaced = max(raw_size for _, _, _, raw_size in map(_SPAN_FIELDS, spans))
-    if spaced > max(weights) + 0.1 or len(weights) > 1:
-        if _small_capitals(runs, spaced):
+    if any(not run[3] for run in runs.values()):  # capitals somewhere: maybe small caps
+        spaced = max(raw_size for _, _, _, raw_size in map(_SPAN_FIELDS, spans))
+        if (spaced > max(weights) + 0.1 or len(weights) > 1) and _small_capitals(runs, spaced):
             size = round(spaced, 1)
     lead = "" if bold or len(runs) == 1 else _bold_lead(spans, text)
     mono = any_mono and other_spans == 0
