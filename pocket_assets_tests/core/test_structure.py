@@ -272,3 +272,13 @@ def test_a_grid_of_graphics_without_words_is_no_table(tmp_path: Path) -> None:
     assert not any(block.kind == "table" for page in extract_pages(path) for block in page.blocks)
     assert readable_cells(TableCells(header=("Lettre", "Sanction"), rows=(("a)", "L'avertissement"), ("", ""))))
     assert not readable_cells(TableCells(header=("h", ""), rows=(("", "ª"), ("", ""))))
+
+
+def test_a_title_cut_from_its_label_by_a_page_break_stays_in_the_label_s_section() -> None:
+    """"Article 15" ends a page and "Litiges" opens the next: the title is no heading of its own."""
+    pages = extract_pages(REAL / "regs-heading-cut-by-page-break.pdf")
+    last = pages[0].blocks[-1]
+    assert last.kind == "heading" and pages[0].text[last.char_start : last.char_end].endswith("Article 15")
+    first = pages[1].blocks[0]
+    assert first.kind == "paragraph" and pages[1].text[first.char_start : first.char_end] == "Litiges"
+    assert build_section_index(pages).section_at(pages[1].char_start).section_path[-1] == "Article 15"

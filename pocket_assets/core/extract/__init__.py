@@ -76,9 +76,11 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
     running = running_signatures((margin_signatures(scan) for scan in scans), len(scans))
     scale = HeadingScale.from_census(census)
     section_level = 0
+    after_bare_label = False
     for scan, column_left in zip(scans, column_lefts):
-        rendered = render_page(scan, running, scale, column_left, section_level)
+        rendered = render_page(scan, running, scale, column_left, section_level, after_bare_label)
         section_level = rendered.section_level
+        after_bare_label = rendered.ends_with_bare_label
         yield rendered
 
 

@@ -91,3 +91,10 @@ def read_label(text: str) -> Label | None:
 def opens_annex(heading: str) -> bool:
     """`Annexe`, `Annexe A`, `Appendix B`, `Appendices`: the part after the articles."""
     return bool(_ANNEX.match(heading.lstrip("#\\ ")))
+
+
+def is_bare_label(heading: str) -> bool:
+    """A heading that is its label alone (`Article 15`, `TITRE II`): its title may follow apart."""
+    text = heading.lstrip("#\\ ").rstrip(" .:–—-")
+    label = read_label(text)
+    return label is not None and label.text == text
