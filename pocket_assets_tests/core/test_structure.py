@@ -109,6 +109,7 @@ def test_body_type_headings_by_numbering_and_capitals_but_not_sentences_or_items
     assert not reads_as_heading("1.1.2. La date de sa création ;", 1)
     assert not reads_as_heading("3.3. Sur le plan financier et comptable :", 1)
     assert not reads_as_heading("La fédération a pour objet", 1)
+    assert not reads_as_heading("X11() [UNIX]", 1) and not reads_as_heading("M_1 * M_2 M_1 + M_2", 1)  # code, math
 
 
 def test_running_lines_of_a_short_document_repeat_on_all_pages_but_the_first() -> None:

@@ -29,6 +29,8 @@ MAX_NUMBERED_TITLE_WORDS = 10
 # A caption names a table or figure; it is never a heading.
 _CAPTION = re.compile(r"^(?:tableau|table|figure|fig\.|illustration)\s+\d+\s*[–—:.-]", re.IGNORECASE)
 MIN_CAPITALS = 5  # letters of a line in capitals that makes a heading ("OBJET", "BUREAU")
+_WORD = re.compile(r"[^\W\d_]{3}")  # a word, not a formula's single-letter names ("M_1 * M_2")
+_CODE_OR_MATH = re.compile(r"[\[\]{}=_*+<>|\\/@#$%^&]|\(\)")  # "X11() [UNIX]" is code, not a heading
 # Table-of-contents entries look like headings but carry dot leaders or a trailing page number.
 _DOT_LEADERS = re.compile(r"(?:\.\s?){4,}|(?:\.\s){2,}\d{1,4}$")
 _TOC_PAGE_NUMBER = re.compile(r"\S+\s+\S+.*\s\d{1,4}$")
@@ -68,7 +70,12 @@ def reads_as_heading(text: str, line_count: int) -> bool:
             return len(words) <= MAX_TITLE_WORDS
         return line_count == 1 and label.depth > 1 and 0 < len(words) <= MAX_NUMBERED_TITLE_WORDS and not rest.endswith((".", ":"))
     letters = _LETTER.findall(text)
-    return len(letters) >= MIN_CAPITALS and not any(letter.islower() for letter in letters)
+    return (
+        len(letters) >= MIN_CAPITALS
+        and not any(letter.islower() for letter in letters)
+        and bool(_WORD.search(text))
+        and not _CODE_OR_MATH.search(text)
+    )
 
 
 # What decides whether a short paragraph is a heading: (smallest size, largest size, all bold,
