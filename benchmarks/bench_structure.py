@@ -33,11 +33,10 @@ import pymupdf
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
 from pocket_assets.core.chunking.chunker import chunk_document
-from pocket_assets.core.document import canonical_text
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.records import ChunkRecord, PageRecord
+from pocket_assets.core.records import PageRecord
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 
 from bench_extraction import normalized_title, section_number  # noqa: E402  (same title matching as issue 3)
@@ -208,22 +207,27 @@ def score_regulation(pdf: Path, truth: dict, counter: TokenCounter) -> RegsScore
         if child.article_num != expected:
             wrong.append(f"p{child.page} want {expected} got {child.article_num}: {child.text[:50]!r}")
     patterns = margin_patterns(truth)
-    leaked = [
-        f"p{child.page}: {match.group(0).strip()!r}"
-        for child in children
-        for match in [next((m for p in patterns for m in [p.search(child.text)] if m), None)]
-        if match
-    ]
+    leaked = [f"p{child.page}: {leak!r}" for child in children if (leak := first_leak(child.text, patterns))]
     tables = sum(table_found(table, pages) for table in truth["tables"])
     table_blocks = sum(block.kind == "table" for page in pages for block in page.blocks)
+    article_ok = len(children) - len(wrong)
     unlocated = len(truth["articles"]) - len(located)
     if unlocated:
         wrong.insert(0, f"({unlocated} truth articles not located in the text)")
     return RegsScores(
         pdf.name, len(pages), seconds, len(truth["headings"]), found, found_level, len(headings), correct,
-        len(children), len(children) - sum(1 for w in wrong if not w.startswith("(")), len(leaked),
-        len(truth["tables"]), tables, table_blocks, tuple(missed), tuple(extra), tuple(wrong), tuple(leaked),
+        len(children), article_ok, len(leaked), len(truth["tables"]), tables, table_blocks,
+        tuple(missed), tuple(extra), tuple(wrong), tuple(leaked),
     )
+
+
+def first_leak(text: str, patterns: list[re.Pattern[str]]) -> str:
+    """The first line of `text` that is a running header or footer, else ""."""
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match:
+            return match.group(0).strip()
+    return ""
 
 
 def ratio(part: int, whole: int) -> str:
