@@ -49,6 +49,7 @@ from dagster import (
 from dagster._core.events import AssetMaterializationPlannedData, DagsterEvent, DagsterEventType
 
 from pocket_assets.defs.pdf_errors import PER_PDF_ERRORS, PdfRejected
+from pocket_assets.defs.pdf_workers import build_in_workers
 from pocket_assets.runstate.stages import Stage, stage_named
 from pocket_assets.runstate.storage import (
     STATUS_FAILED,
@@ -98,13 +99,17 @@ def run_per_pdf(
     build: Callable[[str], StageOutput],
     code_version: str | None = None,
     checks: Checks | None = None,
+    workers: int = 1,
 ) -> Iterator[MaterializeResult]:
     """Build, store and report every partition of the run for the step's one stage; see the module docstring.
 
-    `checks`, called once every PDF was tried, gives the asset's check results.
+    `checks`, called once every PDF was tried, gives the asset's check results. A `build`
+    without side effects may run in `workers` processes (`pdf_workers`).
     """
     stage = stage_named(context.asset_key.to_user_string())
-    yield from run_per_pdf_stages(context, store, (stage,), lambda key: {stage: build(key)}, {stage: code_version}, checks)
+    yield from run_per_pdf_stages(
+        context, store, (stage,), lambda key: {stage: build(key)}, {stage: code_version}, checks, workers
+    )
 
 
 def run_per_pdf_stages(
@@ -114,14 +119,15 @@ def run_per_pdf_stages(
     build: Callable[[str], Mapping[Stage, StageOutput]],
     versions: Mapping[Stage, str | None],
     checks: Checks | None = None,
+    workers: int = 1,
 ) -> Iterator[MaterializeResult]:
     """`run_per_pdf` for a step that makes one or several stages of a PDF at once (a multi-asset):
     one `build` per PDF gives every stage's output; one result per stage."""
     keys = sorted(context.partition_keys)
     outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
-    for index, key in enumerate(keys, start=1):
+    for index, (key, built) in enumerate(build_in_workers(build, keys, workers), start=1):
         progress = f"[{index}/{len(keys)}]"
-        for stage, outcome in _build_one(context, store, stages, key, build, versions, progress).items():
+        for stage, outcome in _build_one(context, store, stages, key, built, versions, progress).items():
             outcomes[stage].append(outcome)
     for stage in stages:
         for outcome in outcomes[stage]:

@@ -11,6 +11,7 @@ from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.records import to_dict
 from pocket_assets.defs.partitions import pdf_asset
 from pocket_assets.defs.pdf_errors import extraction_of
+from pocket_assets.defs.pdf_workers import WorkersResource
 from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
 from pocket_assets.defs.resources import CorpusPaths, ExtractionResource, stage_settings
 from pocket_assets.runstate.stages import PAGES, RAW_PDF
@@ -59,7 +60,7 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> Iterator[Mate
     "(empty or image-only pages), and the page's span and first line in the document text.",
 )
 def pages(
-    context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource
+    context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource, workers: WorkersResource
 ) -> Iterator[MaterializeResult]:
     store = paths.store()
 
@@ -84,4 +85,6 @@ def pages(
             },
         )
 
-    yield from run_per_pdf(context, store, build, PAGES.version(stage_settings(extraction=extraction)))
+    yield from run_per_pdf(
+        context, store, build, PAGES.version(stage_settings(extraction=extraction)), workers=workers.count()
+    )
