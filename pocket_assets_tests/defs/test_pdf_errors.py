@@ -46,7 +46,9 @@ def test_an_extraction_error_is_about_that_file_only(
         return real_extract(path, options)
 
     monkeypatch.setattr(ingest_assets, "extract_pages", extract)
-    assert materialize_corpus(instance, small, selection=["raw_pdf", "pages"]).success
+    result = materialize_corpus(instance, small, selection=["raw_pdf", "pages"])
+    assert not result.success, "a run in which a PDF failed fails (after the others were built)"
+    assert "intl/rules.pdf" in result.failure_data_for_node("pages").error.to_string()
     failed = small.store().manifest(PAGES, "intl/rules.pdf")
     assert failed.status == "failed"
     assert failed.reason == "intl/rules.pdf: extraction failed (IndexError: list index out of range)"
