@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+# The default corpora: the folders under the raw folder that are built, and the seed schema's enum.
 CORPORA: tuple[str, ...] = ("fr", "intl")
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list", "table", "code", "equation")
 CHUNK_TYPES: tuple[str, ...] = ("parent", "child", "table_summary")
@@ -111,6 +112,15 @@ class ChunkRecord:
     content_features: ContentFeatures
     chunker_version: str
     policy_hash: str
+
+
+def parse_corpora(value: str) -> tuple[str, ...]:
+    """`"fr,intl"` -> `("fr", "intl")`: the corpus folder names of a setting, in order, without repeats."""
+    names = tuple(dict.fromkeys(name.strip() for name in value.split(",") if name.strip()))
+    bad = [name for name in names if "/" in name or "\\" in name or name in (".", "..")]
+    if not names or bad:
+        raise ValueError(f"corpora must be folder names separated by commas (e.g. 'fr,intl'), got {value!r}")
+    return names
 
 
 def to_dict(record: Any) -> dict[str, Any]:

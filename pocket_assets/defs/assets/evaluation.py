@@ -14,7 +14,6 @@ from dagster import (
 
 from pocket_assets.core.evaluation.embeddings import dense_rankings, embed_chunks
 from pocket_assets.runstate.export_selection import read_validated_chunks, select_for_export
-from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.core.records import ChunkRecord
 from pocket_assets.core.evaluation.retrieval import (
     RetrievalReport,
@@ -33,7 +32,7 @@ from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, Evalu
 
 def _corpus_chunks(paths: CorpusPaths) -> list[ChunkRecord]:
     store = paths.store()
-    return read_validated_chunks(store, select_for_export(store, discover_pdfs(paths.raw_path), STAGES).included)
+    return read_validated_chunks(store, select_for_export(store, paths.scan().keys, STAGES).included)
 
 
 def _store_path(paths: CorpusPaths) -> Path:

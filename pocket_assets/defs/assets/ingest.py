@@ -5,6 +5,7 @@ from collections import Counter
 from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION, extract_pages
+from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.records import pdf_identity_from_dict, to_dict
 from pocket_assets.core.schemas import PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
@@ -12,6 +13,7 @@ from pocket_assets.defs.partitions import pdf_asset
 from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
 from pocket_assets.defs.resources import CorpusPaths, ExtractionResource
 from pocket_assets.defs.summaries import sum_of
+from pocket_assets.runstate.pdf_notes import pages_without_text, text_warning
 
 READABLE_PDF = "readable_pdf"
 # What the extractor found, per PDF and in total, for the UI: a drop after an extractor change shows here.
@@ -33,7 +35,7 @@ _BLOCK_COUNTS = {"heading": "headings", "table": "tables", "code": "code_blocks"
 )
 def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeResult:
     def build(key: str) -> StageOutput:
-        identity = inspect_pdf(paths.raw_path / key, key)
+        identity = inspect_pdf(paths.raw_path / key, key, paths.corpus_names)
         return StageOutput(
             rows=[to_dict(identity)],
             schema=PDF_IDENTITY_SCHEMA,
@@ -72,11 +74,21 @@ def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: Extrac
         text_chars = sum(len(page.text) for page in records)
         warnings = [f"p{page.page}: {warning}" for page in records for warning in page.warnings]
         kinds = Counter(block.kind for page in records for block in page.blocks)
+        blank = [page for page in records if not page.text.strip()]
+        textless = pages_without_text(
+            [page.page for page in blank if IMAGE_ONLY_WARNING in page.warnings],
+            [page.page for page in blank if IMAGE_ONLY_WARNING not in page.warnings],
+        )
+        text_note = text_warning(key, textless, len(records))
+        if text_note:
+            context.log.warning(text_note)
         return StageOutput(
             rows=[to_dict(page) for page in records],
             schema=PAGE_SCHEMA,
             source_sha256=identity.sha256,
+            extra=textless,
             metadata={
+                "pages_without_text": MetadataValue.md(text_note or "none"),
                 "page_count": len(records),
                 "characters": text_chars,
                 "empty_pages": sum(1 for page in records if not page.text.strip()),

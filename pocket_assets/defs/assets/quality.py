@@ -1,9 +1,12 @@
 """Quality: every chunk of a PDF passes the gates before it can be exported.
 
-Three blocking checks (Great Expectations suites, the chunk JSON Schema, page
-and text coverage) judge each PDF of the run. A PDF that fails keeps its last
-good `validated_chunks` file; the checks name the expectation, the count and the
-first offending ids with their pages; the other PDFs go on.
+Three checks (Great Expectations suites, the chunk JSON Schema, page and text
+coverage) judge each PDF of the run. A PDF that fails keeps its last good
+`validated_chunks` file; the checks name the expectation, the count and the
+first offending ids with their pages; the other PDFs go on. The checks block
+per PDF, not in Dagster's sense: a failing PDF's new chunks never reach the
+export (it reads last good files only), and a Dagster-blocking check would
+skip the export of every other PDF too (issue 14).
 """
 
 from dagster import (
@@ -38,7 +41,7 @@ class GateFailed(Exception):
     kinds=("parquet", "great_expectations"),
     deps=[table_summaries],
     check_specs=[
-        AssetCheckSpec(gate, asset="validated_chunks", blocking=True, description=description)
+        AssetCheckSpec(gate, asset="validated_chunks", blocking=False, description=description)
         for gate, description in (
             (
                 "expectations",
@@ -53,7 +56,7 @@ class GateFailed(Exception):
         )
     ],
     description="Parents, children and table summaries of a PDF that passed every gate; only these are exported. "
-    "A PDF failing a gate keeps its previous good file and blocks the export.",
+    "A PDF failing a gate keeps its previous good file, which the export ships as stale (issue 14).",
     versioned=True,
 )
 def validated_chunks(

@@ -1,0 +1,63 @@
+"""What a build has to tell about one PDF beyond "ok": pages without text, export warnings.
+
+The `pages` stage records, in its manifest, which pages hold no text (image-only
+or empty); the export records per PDF whether it shipped fresh, stale or not at
+all, and its warnings. The build command's summary and the export's metadata
+both read these, so the console and the UI say the same sentence.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+
+PAGES = "pages"
+EXPORT = "android_export"
+IMAGE_ONLY_PAGES = "image_only_pages"
+EMPTY_PAGES = "empty_pages"
+OCR_HINT = (
+    "turn on OCR to read the image-only ones (resource extraction.ocr: true; needs Tesseract, "
+    "Debian: apt-get install tesseract-ocr tesseract-ocr-fra)"
+)
+
+
+def pages_without_text(image_only: Sequence[int], empty: Sequence[int]) -> dict[str, list[int]]:
+    """The `pages` manifest's `extra`: page numbers (1-based) without text, by cause."""
+    return {IMAGE_ONLY_PAGES: sorted(image_only), EMPTY_PAGES: sorted(empty)}
+
+
+def text_warning(key: str, extra: Mapping[str, Any], page_count: int | None = None) -> str | None:
+    """One sentence about a PDF's pages without text, or None when every page has some."""
+    image_only = list(extra.get(IMAGE_ONLY_PAGES) or ())
+    empty = list(extra.get(EMPTY_PAGES) or ())
+    if not image_only and not empty:
+        return None
+    count = len(image_only) + len(empty)
+    whole = page_count is not None and count >= page_count
+    parts = []
+    if image_only:
+        parts.append(f"image-only page(s) {page_list(image_only)}")
+    if empty:
+        parts.append(f"empty page(s) {page_list(empty)}")
+    subject = "holds no text at all" if whole else "has pages without text"
+    hint = f"; {OCR_HINT}" if image_only else ""
+    return f"{key} {subject} ({'; '.join(parts)}), which are not in its chunks{hint}"
+
+
+def page_list(pages: Sequence[int]) -> str:
+    """`1, 2, 3, 7` -> `1-3, 7`: readable for a 2,000-page scan."""
+    runs: list[list[int]] = []
+    for page in sorted(pages):
+        if runs and page == runs[-1][-1] + 1:
+            runs[-1].append(page)
+        else:
+            runs.append([page])
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
+
+
+def pdf_text_warning(store: PartitionStore, key: str) -> str | None:
+    manifest = store.manifest(PAGES, key)
+    if manifest is None or manifest.status != STATUS_OK:
+        return None
+    return text_warning(key, manifest.extra, manifest.rows)
