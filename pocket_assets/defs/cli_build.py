@@ -110,9 +110,8 @@ def print_summary(
         print(f"  {summary.partition_key}: {state}; {counts}")
     totals = {asset: sum(s.rows.get(asset, 0) for s in summaries) for asset in STAGE_ASSETS if asset != "raw_pdf"}
     failed = [s for s in summaries if s.failure]
-    print(
-        f"  {len(summaries)} PDFs, {len(failed) + len(refused)} failed; " + ", ".join(f"{a} {n}" for a, n in totals.items())
-    )
+    not_built = f", {len(refused)} not built (file name)" if refused else ""
+    print(f"  {len(summaries)} PDFs, {len(failed)} failed{not_built}; " + ", ".join(f"{a} {n}" for a, n in totals.items()))
     print(f"  stages: {paths.store().root}")
     exports = sorted(p.name for p in paths.output_path.glob("chunks_*"))
     if exports:
