@@ -10,6 +10,7 @@ import pytest
 from dagster import DagsterInstance
 
 from pocket_assets.core.export.corpus_files import parse_sdk_file
+from pocket_assets.core.schemas import CHUNK_SCHEMA
 from pocket_assets.runstate.storage import PartitionManifest
 from pocket_assets.defs.resources import CorpusPaths, default_paths
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
@@ -123,3 +124,16 @@ def test_colliding_chunk_ids_fail_corpus_ids_unique_and_leave_only_that_pdf_out(
     assert [row["pdf"] for row in document["metadata"]["left_out"]] == [twin]
     ids = [chunk["id"] for chunk in document["chunks"]]
     assert ids and len(ids) == len(set(ids))
+
+
+def test_a_chunk_the_export_refuses_leaves_only_its_pdf_out(instance: DagsterInstance, built: CorpusPaths) -> None:
+    """A rule the per-PDF gates do not hold (the HEPilot schema's UUIDs) is tied to the PDF breaking it."""
+    store, key = built.store(), "fr/reglement.pdf"
+    rows = store.read("validated_chunks", key)
+    rows[0]["chunk_uid"] = "not-a-uuid"
+    store.write("validated_chunks", key, rows, CHUNK_SCHEMA, store.manifest("validated_chunks", key))
+    assert materialize_export(instance, built).success
+    left_out = _corpus_json(built, "fr")["metadata"]["left_out"]
+    assert [row["pdf"] for row in left_out] == [key]
+    assert rows[0]["id"] in left_out[0]["reason"] and "hepilot" in left_out[0]["reason"].lower()
+    assert _corpus_json(built, "intl")["metadata"]["total_chunks"] > 0

@@ -20,7 +20,12 @@ from dagster import (
     asset,
 )
 
-from pocket_assets.core.export.corpus_files import CorpusExport, remove_leftover_temps, write_corpus_exports
+from pocket_assets.core.export.corpus_files import (
+    CorpusExport,
+    ExportError,
+    remove_leftover_temps,
+    write_corpus_exports,
+)
 from pocket_assets.core.pdf import corpus_of
 from pocket_assets.core.quality.validation import validate_corpus_ids
 from pocket_assets.core.records import ChunkRecord
@@ -84,24 +89,17 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
         )
 
     generated = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    metadata: dict[str, Any] = {"pdfs_exported": len(chunks_by_key), "pdfs_stale": len(stale), "pdfs_left_out": len(left_out)}
+    metadata: dict[str, Any] = {}
     warnings: dict[str, list[str]] = {key: [] for key in scan.keys}
     with export_lock(paths.output_path):
         leftovers = remove_leftover_temps(paths.output_path)
         for corpus in paths.corpus_names:
             keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]
-            chunks = [chunk for key in keys for chunk in chunks_by_key.get(key, ())]
-            export = write_corpus_exports(
-                corpus,
-                chunks,
-                paths.output_path,
-                generated,
-                paths.expectations_path,
-                notes=_corpus_notes(keys, chunks_by_key, stale, left_out),
-            )
+            export = _write_corpus(paths, corpus, keys, generated, chunks_by_key, stale, left_out)
             _note_neutralised(export.neutralised, chunks_by_key, warnings)
             metadata.update(_corpus_metadata(export))
     _record(store, run_id, _export_states(scan.keys, stale, left_out, warnings))
+    metadata.update(pdfs_exported=len(chunks_by_key), pdfs_stale=len(stale), pdfs_left_out=len(left_out))
 
     text_warnings = [note for note in (pdf_text_warning(store, key) for key in scan.keys) if note]
     sentences = {
@@ -138,6 +136,37 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
             )
         ],
     )
+
+
+def _write_corpus(
+    paths: CorpusPaths,
+    corpus: str,
+    keys: Sequence[str],
+    generated: str,
+    chunks_by_key: dict[str, list[ChunkRecord]],
+    stale: dict[str, str],
+    left_out: dict[str, str],
+) -> CorpusExport:
+    """Write one corpus; a chunk the export refuses (e.g. invalid against the HEPilot schema, which is
+    not a per-PDF gate) leaves its PDF out, named, and the corpus is written again without it.
+
+    Nothing is replaced until every chunk is valid, so a retry starts from the same previous export.
+    Strict export refuses instead.
+    """
+    while True:
+        chunks = [chunk for key in keys for chunk in chunks_by_key.get(key, ())]
+        notes = _corpus_notes(keys, chunks_by_key, stale, left_out)
+        try:
+            return write_corpus_exports(
+                corpus, chunks, paths.output_path, generated, paths.expectations_path, notes=notes
+            )
+        except ExportError as error:
+            culprit = next((k for k in keys if any(c.id == error.chunk_id for c in chunks_by_key.get(k, ()))), None)
+            if culprit is None or paths.export_strict:
+                raise Failure(description=f"Export of corpus {corpus} refused: {error}") from None
+            left_out[culprit] = f"left out, its chunk cannot be exported: {error}; fix the PDF or report it"
+            stale.pop(culprit, None)
+            del chunks_by_key[culprit]
 
 
 def _colliding_pdfs(chunks_by_key: dict[str, list[ChunkRecord]]) -> tuple[tuple[str, str], ...]:
