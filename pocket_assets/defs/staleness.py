@@ -32,6 +32,6 @@ def current_sources(raw_dir: Path, keys: Iterable[str] | None = None) -> dict[st
 
 def pdf_staleness(paths: CorpusPaths, sources: dict[str, str] | None = None) -> list[Staleness]:
     """A verdict for every PDF of the folder (or of `sources`), stale or fresh, sorted by key."""
-    return corpus_staleness(
-        paths.store(), current_sources(paths.raw_path) if sources is None else sources, stage_code_versions()
-    )
+    if sources is None:
+        sources = current_sources(paths.raw_path, paths.scan().keys)
+    return corpus_staleness(paths.store(), sources, stage_code_versions())
