@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from pocket_assets.core.records import CORPORA  # noqa: E402
-from pocket_assets.runstate.pdf_notes import EXPORT, pdf_text_warning  # noqa: E402
+from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings  # noqa: E402
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore  # noqa: E402
 
 SHARED = REPO.parent / "shared"
@@ -158,9 +158,7 @@ def _fill(store: PartitionStore, row: PdfRow) -> None:
         row.warnings += export.extra.get("warnings", [])
         if export.status != STATUS_OK:
             row.status = {"stale": "stale", "left_out": "left out"}.get(export.status, export.status)
-    text = pdf_text_warning(store, row.key)
-    if text:
-        row.warnings.append(text)
+    row.warnings = pdf_warnings(store, row.key, STAGES) + row.warnings
 
 
 def not_built(printed: str) -> list[PdfRow]:
@@ -178,7 +176,7 @@ def report(label: str, rows: list[PdfRow], code: int, wall: float) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         chunks = "/".join(str(row.chunks.get(stage, 0)) for stage in ("parents", "children", "table_summaries"))
-        warnings = "; ".join(w.replace(row.key + " ", "", 1) for w in row.warnings)[:160].replace("|", "/")
+        warnings = "; ".join(row.warnings)[:160].replace("|", "/")
         problem = row.problem[:120].replace("|", "/")
         print(
             f"| {row.key} | {row.status} | {problem} | {row.pages} | {chunks} | {row.tables} | {warnings} "

@@ -9,7 +9,7 @@ from typing import Collection, Sequence
 from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.core.pdf import RawFolderScan, printable_name
-from pocket_assets.runstate.pdf_notes import EXPORT, pdf_text_warning
+from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 from pocket_assets.defs.build import STAGE_ASSETS, build_definitions
 from pocket_assets.defs.instance_lock import open_instance
@@ -87,7 +87,7 @@ def summarize_pdf(store: PartitionStore, key: str, run_ids: Collection[str] = ()
             rows[asset] = manifest.rows
         elif failure is None:
             failure = f"{asset} {manifest.status}: {manifest.reason}"
-    warnings = [note for note in (pdf_text_warning(store, key),) if note]
+    warnings = pdf_warnings(store, key, STAGE_ASSETS)
     export = store.manifest(EXPORT, key)
     if export is not None and export.run_id in run_ids:
         warnings.extend(export.extra.get("warnings", ()))
@@ -121,7 +121,7 @@ def print_summary(
         print(f"\n{len(problems)} PDF(s) with a problem (the others are exported):")
         for line in problems:
             print(f"  - {line}")
-    warnings = [f"{s.partition_key}: {w}" if not w.startswith(s.partition_key) else w for s in summaries for w in s.warnings]
+    warnings = [f"{s.partition_key}: {w}" for s in summaries for w in s.warnings]
     warnings += [why for _, why in ignored]
     if warnings:
         print(f"\n{len(warnings)} warning(s):")

@@ -1,8 +1,8 @@
 """What a build has to tell about one PDF beyond "ok": pages without text, export warnings.
 
 The `pages` stage records, in its manifest, which pages hold no text (image-only
-or empty); the export records per PDF whether it shipped fresh, stale or not at
-all, and its warnings. The build command's summary and the export's metadata
+or empty); any stage may record `warnings` in its manifest's `extra`; the export
+records per PDF whether it shipped fresh, stale or not at all, and its warnings. The build command's summary and the export's metadata
 both read these, so the console and the UI say the same sentence.
 """
 
@@ -27,8 +27,8 @@ def pages_without_text(image_only: Sequence[int], empty: Sequence[int]) -> dict[
     return {IMAGE_ONLY_PAGES: sorted(image_only), EMPTY_PAGES: sorted(empty)}
 
 
-def text_warning(key: str, extra: Mapping[str, Any], page_count: int | None = None) -> str | None:
-    """One sentence about a PDF's pages without text, or None when every page has some."""
+def text_warning(extra: Mapping[str, Any], page_count: int | None = None) -> str | None:
+    """One sentence (after the PDF's key) about its pages without text, or None when every page has some."""
     image_only = list(extra.get(IMAGE_ONLY_PAGES) or ())
     empty = list(extra.get(EMPTY_PAGES) or ())
     if not image_only and not empty:
@@ -42,7 +42,7 @@ def text_warning(key: str, extra: Mapping[str, Any], page_count: int | None = No
         parts.append(f"empty page(s) {page_list(empty)}")
     subject = "holds no text at all" if whole else "has pages without text"
     hint = f"; {OCR_HINT}" if image_only else ""
-    return f"{key} {subject} ({'; '.join(parts)}), which are not in its chunks{hint}"
+    return f"{subject} ({'; '.join(parts)}), which are not in its chunks{hint}"
 
 
 def page_list(pages: Sequence[int]) -> str:
@@ -56,8 +56,19 @@ def page_list(pages: Sequence[int]) -> str:
     return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
 
 
+def pdf_warnings(store: PartitionStore, key: str, stages: Sequence[str]) -> list[str]:
+    """Every warning the PDF's last good stages recorded: pages without text, then each stage's
+    `extra["warnings"]` (e.g. the chunker's text left out as below the minimum), in lineage order."""
+    notes = [note for note in (pdf_text_warning(store, key),) if note]
+    for stage in stages:
+        manifest = store.manifest(stage, key)
+        if manifest is not None and manifest.status == STATUS_OK:
+            notes.extend(str(warning) for warning in manifest.extra.get("warnings") or ())
+    return notes
+
+
 def pdf_text_warning(store: PartitionStore, key: str) -> str | None:
     manifest = store.manifest(PAGES, key)
     if manifest is None or manifest.status != STATUS_OK:
         return None
-    return text_warning(key, manifest.extra, manifest.rows)
+    return text_warning(manifest.extra, manifest.rows)

@@ -85,7 +85,7 @@ def test_every_readable_pdf_holding_text_is_exported(wild_build: Path) -> None:
         if text >= MIN_CHARS:
             assert source_name(key) in exported, f"{key} holds {text} characters of text and must be exported"
         elif text == 0:
-            assert f"{key} holds no text at all" in printed, f"{key} has no text: the summary warns"
+            assert f"{key}: holds no text at all" in printed, f"{key} has no text: the summary warns"
     assert not corpus_json["metadata"]["stale"]
     assert sorted(row["pdf"] for row in corpus_json["metadata"]["left_out"]) == sorted(
         key for key in _keys(wild_build) if store.manifest("raw_pdf", key).status != "ok"

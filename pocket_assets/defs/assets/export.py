@@ -36,7 +36,7 @@ from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
 from pocket_assets.runstate.export_lock import export_lock
 from pocket_assets.runstate.export_selection import read_validated_chunks, select_for_export
-from pocket_assets.runstate.pdf_notes import EXPORT, pdf_text_warning
+from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
 
 # The per-PDF stages in lineage order: their manifests say why a PDF has no chunks.
@@ -101,11 +101,10 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
     _record(store, run_id, _export_states(scan.keys, stale, left_out, warnings))
     metadata.update(pdfs_exported=len(chunks_by_key), pdfs_stale=len(stale), pdfs_left_out=len(left_out))
 
-    text_warnings = [note for note in (pdf_text_warning(store, key) for key in scan.keys) if note]
     sentences = {
         "stale": [f"{key}: {why}" for key, why in sorted(stale.items())],
         "left_out": [f"{key}: {why}" for key, why in sorted(left_out.items())],
-        "warnings": [f"{key}: {note}" for key, notes in sorted(warnings.items()) for note in notes] + text_warnings,
+        "warnings": [f"{key}: {note}" for key in scan.keys for note in pdf_warnings(store, key, STAGES) + warnings[key]],
         "not_built": [why for _, why in scan.refused + scan.ignored],
         "leftover_temps_removed": [path.name for path in leftovers],
     }

@@ -79,9 +79,9 @@ def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: Extrac
             [page.page for page in blank if IMAGE_ONLY_WARNING in page.warnings],
             [page.page for page in blank if IMAGE_ONLY_WARNING not in page.warnings],
         )
-        text_note = text_warning(key, textless, len(records))
+        text_note = text_warning(textless, len(records))
         if text_note:
-            context.log.warning(text_note)
+            context.log.warning(f"{key}: {text_note}")
         return StageOutput(
             rows=[to_dict(page) for page in records],
             schema=PAGE_SCHEMA,
