@@ -50,7 +50,7 @@ def odd_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Build]:
 
 
 def _sources(build: Build, corpus: str) -> set[str]:
-    return {line.source for line in parse_sdk_file(build.out / f"chunks_{corpus}.txt")}
+    return {line.source for line in parse_sdk_file(build.out / f"chunks_{corpus}.txt", has_context=True)}
 
 
 def test_every_readable_pdf_with_text_is_exported_whatever_its_name(odd_build: Build) -> None:

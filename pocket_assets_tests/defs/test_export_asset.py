@@ -30,7 +30,7 @@ def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
 
 def test_export_holds_every_pdf_and_a_removed_pdf_disappears(instance: DagsterInstance, built: CorpusPaths) -> None:
     out = built.output_path
-    assert {line.source for line in parse_sdk_file(out / "chunks_intl.txt")} == {"rules.pdf"}
+    assert {line.source for line in parse_sdk_file(out / "chunks_intl.txt", has_context=True)} == {"rules.pdf"}
     old_ids = [chunk["id"] for chunk in json.loads((out / "chunks_mode_b_intl.json").read_text())["chunks"]]
 
     (built.raw_path / "intl" / "rules.pdf").unlink()
@@ -40,7 +40,7 @@ def test_export_holds_every_pdf_and_a_removed_pdf_disappears(instance: DagsterIn
         assert "rules.pdf" not in (out / name).read_text(encoding="utf-8")
     redirects = json.loads((out / "id_redirects_intl.json").read_text(encoding="utf-8"))
     assert redirects["redirects"] == {chunk_id: None for chunk_id in old_ids}
-    assert {line.source for line in parse_sdk_file(out / "chunks_fr.txt")} == {"reglement.pdf"}
+    assert {line.source for line in parse_sdk_file(out / "chunks_fr.txt", has_context=True)} == {"reglement.pdf"}
 
 
 def _fail_latest(paths: CorpusPaths, key: str, reason: str) -> None:
@@ -68,7 +68,7 @@ def test_a_pdf_failing_its_gates_ships_its_last_good_chunks_listed_as_stale(
     metadata = result.asset_materializations_for_node("android_export")[0].metadata
     assert "fr/reglement.pdf" in metadata["stale"].value and metadata["pdfs_stale"].value == 1
     assert built.store().manifest("android_export", "fr/reglement.pdf").status == "stale"
-    assert {line.source for line in parse_sdk_file(built.output_path / "chunks_intl.txt")} == {"rules.pdf"}
+    assert {line.source for line in parse_sdk_file(built.output_path / "chunks_intl.txt", has_context=True)} == {"rules.pdf"}
 
 
 def test_a_pdf_without_good_chunks_is_left_out_and_listed(instance: DagsterInstance, built: CorpusPaths) -> None:

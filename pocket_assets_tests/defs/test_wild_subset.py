@@ -73,7 +73,7 @@ def test_only_unreadable_pdfs_fail_each_named_and_the_exit_code_says_so(wild_bui
 
 def test_every_readable_pdf_holding_text_is_exported(wild_build: Path) -> None:
     store = PartitionStore(wild_build / "out" / "stages")
-    exported = {line.source for line in parse_sdk_file(wild_build / "out" / "chunks_intl.txt")}
+    exported = {line.source for line in parse_sdk_file(wild_build / "out" / "chunks_intl.txt", has_context=True)}
     corpus_json = json.loads((wild_build / "out" / "chunks_mode_b_intl.json").read_text(encoding="utf-8"))
     printed = (wild_build / "build.log").read_text(encoding="utf-8")
     for key in _keys(wild_build):
