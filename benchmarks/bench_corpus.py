@@ -36,12 +36,12 @@ sys.path.insert(0, str(REPO))
 
 from pocket_assets.core.records import CORPORA  # noqa: E402
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings  # noqa: E402
+from pocket_assets.runstate.stages import CHUNK_STAGES, PAGES, RAW_PDF, STAGES  # noqa: E402
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 DEFAULT_FOLDERS = [SHARED / "corpus", SHARED / "corpus-regs", SHARED / "corpus-wild"]
 REFMAN = SHARED / "corpus-scale" / "refman.pdf"
-STAGES = ("raw_pdf", "pages", "parents", "children", "table_summaries", "validated_chunks")
 _GATE = re.compile(r"first (\w+)/(\S+):")
 
 
@@ -146,13 +146,13 @@ def _fill(store: PartitionStore, row: PdfRow) -> None:
             gate = _GATE.search(manifest.reason or "")
             row.status = "failed"
             row.problem = f"{stage}: {gate.group(1)}/{gate.group(2)}" if gate else f"{stage}: {manifest.reason}"
-        elif manifest.status == STATUS_OK and stage == "pages":
+        elif manifest.status == STATUS_OK and stage is PAGES:
             row.pages = manifest.rows
             row.tables = sum(
-                1 for page in store.read("pages", row.key) for block in page["blocks"] if block["kind"] == "table"
+                1 for page in store.read(PAGES, row.key) for block in page["blocks"] if block["kind"] == "table"
             )
-        elif manifest.status == STATUS_OK and stage in ("parents", "children", "table_summaries"):
-            row.chunks[stage] = manifest.rows
+        elif manifest.status == STATUS_OK and stage in CHUNK_STAGES:
+            row.chunks[stage.name] = manifest.rows
     export = store.manifest(EXPORT, row.key)
     if export is not None:
         row.warnings += export.extra.get("warnings", [])
@@ -215,7 +215,7 @@ def main() -> int:
         result = build_folder(folder, work, only)
         store = PartitionStore(result.out / "stages")
         keys = sorted(p.relative_to(result.raw).as_posix() for p in result.raw.rglob("*") if p.is_file())
-        built_keys = [key for key in keys if store.manifest_path("raw_pdf", key).is_file()]
+        built_keys = [key for key in keys if store.manifest_path(RAW_PDF, key).is_file()]
         rows = pdf_rows(store, built_keys) + not_built(result.printed)
         report(f"{folder.name} ({result.staged} PDFs)", rows, result.code, result.wall)
         worst = max(worst, result.code)

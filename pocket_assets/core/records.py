@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pocket_assets.core import ids
+
+if TYPE_CHECKING:
+    from pocket_assets.core.policy import ChunkPolicy
 
 # The default corpora: the folders under the raw folder that are built, and the seed schema's enum.
 CORPORA: tuple[str, ...] = ("fr", "intl")
@@ -127,6 +132,34 @@ def parse_corpora(value: str) -> tuple[str, ...]:
     if not names or bad:
         raise ValueError(f"corpora must be folder names separated by commas (e.g. 'fr,intl'), got {value!r}")
     return names
+
+
+def new_chunk(
+    identity: PdfIdentity,
+    document_id: str,
+    policy: ChunkPolicy,
+    *,
+    id: str,
+    text: str,
+    anchor_text: str,
+    **fields: Any,
+) -> ChunkRecord:
+    """The one place a chunk record is made: what follows from its PDF (source, corpus), its id and
+    text (uuid, content hash, anchor of `anchor_text`) and the policy (versions) is filled here; the
+    chunker and the table summaries give the rest in `fields`."""
+    return ChunkRecord(
+        id=id,
+        text=text,
+        source=identity.source,
+        corpus=identity.corpus,
+        chunk_uid=ids.chunk_uuid(document_id, id),
+        document_id=document_id,
+        hash=ids.content_hash(text),
+        anchor=ids.anchor(anchor_text),
+        chunker_version=policy.chunker_version,
+        policy_hash=policy.policy_hash,
+        **fields,
+    )
 
 
 def to_dict(record: Any) -> dict[str, Any]:

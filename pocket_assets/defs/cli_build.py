@@ -9,15 +9,17 @@ from typing import Collection, Sequence
 from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.core.pdf import RawFolderScan, printable_name
-from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
-from pocket_assets.defs.build import STAGE_ASSETS, build_definitions
+from pocket_assets.defs.build import build_definitions
 from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partition_ranges import contiguous_ranges, range_tags
 from pocket_assets.defs.partition_sync import sync_partitions
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths, default_paths
+from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
+from pocket_assets.runstate.stages import SOURCE, STAGES, Stage
+from pocket_assets.runstate.staleness import NOT_OK, first_problem
+from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 
 CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 
@@ -25,7 +27,7 @@ CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 @dataclass(frozen=True)
 class PdfSummary:
     partition_key: str
-    rows: dict[str, int]
+    rows: dict[Stage, int]
     failure: str | None  # one sentence: the first failed stage, or how the export left the PDF out
     warnings: tuple[str, ...] = ()
 
@@ -76,18 +78,18 @@ class PdfArgumentError(ValueError):
 
 
 def summarize_pdf(store: PartitionStore, key: str, run_ids: Collection[str] = ()) -> PdfSummary:
-    """Rows per stage, the first failure (or how the export of `run_ids` left the PDF), and warnings."""
-    rows: dict[str, int] = {}
-    failure = None
-    for asset in STAGE_ASSETS:
-        manifest = store.manifest(asset, key)
-        if manifest is None:
-            continue
-        if manifest.status == STATUS_OK:
-            rows[asset] = manifest.rows
-        elif failure is None:
-            failure = f"{asset} {manifest.status}: {manifest.reason}"
-    warnings = pdf_warnings(store, key, STAGE_ASSETS)
+    """Rows per good stage; a failure is a stage whose last attempt failed or was skipped (a stage
+    never built is no failure: `--select` may have left it out), or how the export of `run_ids`
+    left the PDF out; and the warnings the stages and the export recorded."""
+    rows: dict[Stage, int] = {}
+    for stage in STAGES:
+        manifest = store.manifest(stage, key)
+        if manifest is not None and manifest.status == STATUS_OK:
+            rows[stage] = manifest.rows
+    built = [stage for stage in STAGES if store.manifest(stage, key) is not None]
+    problem = first_problem(store, key, stages=built)
+    failure = problem.sentence if problem is not None and problem.kind == NOT_OK else None
+    warnings = pdf_warnings(store, key, STAGES)
     export = store.manifest(EXPORT, key)
     if export is not None and export.run_id in run_ids:
         warnings.extend(export.extra.get("warnings", ()))
@@ -105,10 +107,10 @@ def print_summary(
 ) -> None:
     print("\nsummary")
     for summary in summaries:
-        counts = ", ".join(f"{asset} {count}" for asset, count in summary.rows.items() if asset != "raw_pdf")
+        counts = ", ".join(f"{stage} {count}" for stage, count in summary.rows.items() if stage is not SOURCE)
         state = f"FAILED ({summary.failure})" if summary.failure else "ok"
         print(f"  {summary.partition_key}: {state}; {counts}")
-    totals = {asset: sum(s.rows.get(asset, 0) for s in summaries) for asset in STAGE_ASSETS if asset != "raw_pdf"}
+    totals = {stage: sum(s.rows.get(stage, 0) for s in summaries) for stage in STAGES if stage is not SOURCE}
     failed = [s for s in summaries if s.failure]
     not_built = f", {len(refused)} not built (file name)" if refused else ""
     print(f"  {len(summaries)} PDFs, {len(failed)} failed{not_built}; " + ", ".join(f"{a} {n}" for a, n in totals.items()))

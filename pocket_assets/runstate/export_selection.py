@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict
+from pocket_assets.runstate.stages import EXPORTED
+from pocket_assets.runstate.staleness import first_problem
 from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionStore
-
-VALIDATED = "validated_chunks"
 
 
 @dataclass(frozen=True)
@@ -41,39 +41,30 @@ class ExportSelection:
         return tuple(sorted(self.stale + self.excluded))
 
 
-def select_for_export(store: PartitionStore, partition_keys: Sequence[str], stages: Sequence[str]) -> ExportSelection:
-    """`stages` are the per-PDF assets in lineage order, used to name why a PDF has no fresh chunks."""
+def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> ExportSelection:
+    """Why a PDF has no fresh chunks is its failed gate, else the first stage, in lineage order, without a good output."""
     included, stale, excluded = [], [], []
     for key in sorted(partition_keys):
-        manifest = store.manifest(VALIDATED, key)
+        manifest = store.manifest(EXPORTED, key)
         if manifest is not None and manifest.status == STATUS_OK:
             included.append(key)
             continue
         if manifest is not None and manifest.status == STATUS_FAILED:
             why = manifest.reason or "failed its gates"
         else:
-            why = _first_problem(store, key, stages)
-        if store.data_path(VALIDATED, key).is_file():
+            problem = first_problem(store, key)
+            why = problem.sentence if problem else f"{EXPORTED} not built"
+        if store.data_path(EXPORTED, key).is_file():
             stale.append((key, f"stale, its last good chunks ship: {why}"))
         else:
             excluded.append((key, f"left out, it has no good chunks: {why}"))
     return ExportSelection(tuple(included), tuple(stale), tuple(excluded))
 
 
-def _first_problem(store: PartitionStore, key: str, stages: Sequence[str]) -> str:
-    for stage in stages:
-        manifest = store.manifest(stage, key)
-        if manifest is None:
-            return f"{stage} not built yet"
-        if manifest.status != STATUS_OK:
-            return f"{stage} {manifest.status}: {manifest.reason}"
-    return "not validated"
-
-
 def read_validated_chunks(store: PartitionStore, partition_keys: Sequence[str]) -> list[ChunkRecord]:
     """The last good validated chunks of each PDF, whatever its latest attempt did."""
     chunks = []
     for key in partition_keys:
-        rows = store.read_last_good(VALIDATED, key)
+        rows = store.read_last_good(EXPORTED, key)
         chunks.extend(chunk_from_dict(row) for row in rows or ())
     return chunks

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+import pyarrow as pa
+
+from pocket_assets.runstate.stages import PAGES, Stage
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 
-PAGES = "pages"
-EXPORT = "android_export"
+# How each PDF went into the last export: `android_export` writes one manifest per PDF (no Parquet)
+# beside the stages' own, so the build summary reads it like any stage's.
+EXPORT = Stage("android_export", pa.schema([]))
 IMAGE_ONLY_PAGES = "image_only_pages"
 EMPTY_PAGES = "empty_pages"
 OCR_HINT = (
@@ -56,7 +60,7 @@ def page_list(pages: Sequence[int]) -> str:
     return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
 
 
-def pdf_warnings(store: PartitionStore, key: str, stages: Sequence[str]) -> list[str]:
+def pdf_warnings(store: PartitionStore, key: str, stages: Sequence[Stage]) -> list[str]:
     """Every warning the PDF's last good stages recorded: pages without text, then each stage's
     `extra["warnings"]` (e.g. the chunker's text left out as below the minimum), in lineage order."""
     notes = [note for note in (pdf_text_warning(store, key),) if note]

@@ -16,6 +16,7 @@ import pytest
 from pocket_assets.cli import main
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER
 from pocket_assets.core.export.corpus_files import parse_sdk_file
+from pocket_assets.runstate.stages import PAGES, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionStore
 from pocket_assets_tests.pdf_factory import LONG_NAME, odd_corpus
 
@@ -98,13 +99,13 @@ def test_pdfs_without_text_or_outside_a_corpus_are_warned_with_what_to_do(odd_bu
     assert "fr/scan.pdf: holds no text at all (image-only page(s) 1)" in warnings and "extraction.ocr" in warnings
     assert "top.pdf is at the top of the raw folder" in warnings
     assert "de/x.pdf is in 'de', not a corpus" in warnings and "POCKET_ASSETS_CORPORA" in warnings
-    metadata = PartitionStore(odd_build.out / "stages").manifest("pages", "fr/scan.pdf").extra
+    metadata = PartitionStore(odd_build.out / "stages").manifest(PAGES, "fr/scan.pdf").extra
     assert metadata == {"image_only_pages": [1], "empty_pages": []}
 
 
 def test_long_names_get_hashed_stage_files(odd_build: Build) -> None:
     store = PartitionStore(odd_build.out / "stages")
-    manifest = store.manifest_path("validated_chunks", f"fr/{LONG_NAME}")
+    manifest = store.manifest_path(VALIDATED_CHUNKS, f"fr/{LONG_NAME}")
     assert manifest.is_file() and "~" in manifest.name and len(manifest.name.encode("utf-8")) < 255 - 14
 
 

@@ -10,7 +10,8 @@ import pytest
 from dagster import DagsterInstance
 
 from pocket_assets.core.export.corpus_files import parse_sdk_file
-from pocket_assets.core.schemas import CHUNK_SCHEMA
+from pocket_assets.runstate.pdf_notes import EXPORT
+from pocket_assets.runstate.stages import VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionManifest
 from pocket_assets.defs.resources import CorpusPaths, default_paths
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
@@ -67,13 +68,13 @@ def test_a_pdf_failing_its_gates_ships_its_last_good_chunks_listed_as_stale(
     ]
     metadata = result.asset_materializations_for_node("android_export")[0].metadata
     assert "fr/reglement.pdf" in metadata["stale"].value and metadata["pdfs_stale"].value == 1
-    assert built.store().manifest("android_export", "fr/reglement.pdf").status == "stale"
+    assert built.store().manifest(EXPORT, "fr/reglement.pdf").status == "stale"
     assert {line.source for line in parse_sdk_file(built.output_path / "chunks_intl.txt", has_context=True)} == {"rules.pdf"}
 
 
 def test_a_pdf_without_good_chunks_is_left_out_and_listed(instance: DagsterInstance, built: CorpusPaths) -> None:
     _fail_latest(built, "fr/reglement.pdf", "fr/reglement.pdf failed json_schema")
-    built.store().data_path("validated_chunks", "fr/reglement.pdf").unlink()
+    built.store().data_path(VALIDATED_CHUNKS, "fr/reglement.pdf").unlink()
     assert materialize_export(instance, built).success
     document = _corpus_json(built, "fr")
     assert document["chunks"] == [] and document["metadata"]["stale"] == []
@@ -111,10 +112,9 @@ def test_colliding_chunk_ids_fail_corpus_ids_unique_and_leave_only_that_pdf_out(
     """`fr/Reglement.PDF` beside `fr/reglement.pdf`... both cite `reglement.pdf` once normalised: same ids."""
     store, twin = built.store(), "fr/zz-twin.pdf"
     shutil.copy(built.raw_path / "fr" / "reglement.pdf", built.raw_path / twin)
-    for name in ("validated_chunks",):
-        shutil.copy(store.data_path(name, "fr/reglement.pdf"), store.data_path(name, twin))
-        manifest = store.manifest(name, "fr/reglement.pdf")
-        store.write_manifest(dataclasses.replace(manifest, partition_key=twin))
+    shutil.copy(store.data_path(VALIDATED_CHUNKS, "fr/reglement.pdf"), store.data_path(VALIDATED_CHUNKS, twin))
+    manifest = store.manifest(VALIDATED_CHUNKS, "fr/reglement.pdf")
+    store.write_manifest(dataclasses.replace(manifest, partition_key=twin))
     result = materialize_export(instance, built)
     assert result.success
     check = result.get_asset_check_evaluations()[0]
@@ -129,9 +129,9 @@ def test_colliding_chunk_ids_fail_corpus_ids_unique_and_leave_only_that_pdf_out(
 def test_a_chunk_the_export_refuses_leaves_only_its_pdf_out(instance: DagsterInstance, built: CorpusPaths) -> None:
     """A rule the per-PDF gates do not hold (the HEPilot schema's UUIDs) is tied to the PDF breaking it."""
     store, key = built.store(), "fr/reglement.pdf"
-    rows = store.read("validated_chunks", key)
+    rows = store.read(VALIDATED_CHUNKS, key)
     rows[0]["chunk_uid"] = "not-a-uuid"
-    store.write("validated_chunks", key, rows, CHUNK_SCHEMA, store.manifest("validated_chunks", key))
+    store.write(VALIDATED_CHUNKS, key, rows, store.manifest(VALIDATED_CHUNKS, key))
     assert materialize_export(instance, built).success
     left_out = _corpus_json(built, "fr")["metadata"]["left_out"]
     assert [row["pdf"] for row in left_out] == [key]

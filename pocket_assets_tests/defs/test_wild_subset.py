@@ -19,6 +19,8 @@ import pytest
 
 from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.core.pdf import source_name
+from pocket_assets.runstate.pdf_notes import EXPORT
+from pocket_assets.runstate.stages import PAGES, RAW_PDF, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionStore
 from pocket_assets_tests.pdf_factory import REPO_ROOT
 
@@ -53,13 +55,13 @@ def test_the_subset_is_varied_and_built_whole(wild_build: Path) -> None:
     listed = [line for line in SUBSET.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
     assert len(keys) == len(listed) >= 30
     store = PartitionStore(wild_build / "out" / "stages")
-    assert all(store.manifest("raw_pdf", key) is not None for key in keys), "every PDF was tried"
+    assert all(store.manifest(RAW_PDF, key) is not None for key in keys), "every PDF was tried"
 
 
 def test_only_unreadable_pdfs_fail_each_named_and_the_exit_code_says_so(wild_build: Path) -> None:
     store = PartitionStore(wild_build / "out" / "stages")
     keys = _keys(wild_build)
-    unreadable = [key for key in keys if store.manifest("raw_pdf", key).status != "ok"]
+    unreadable = [key for key in keys if store.manifest(RAW_PDF, key).status != "ok"]
     assert unreadable, "the subset holds unreadable PDFs (password, damaged) on purpose"
     printed = (wild_build / "build.log").read_text(encoding="utf-8")
     problems = printed.split("PDF(s) with a problem")[1].split("warning(s)")[0] if "with a problem" in printed else ""
@@ -67,7 +69,7 @@ def test_only_unreadable_pdfs_fail_each_named_and_the_exit_code_says_so(wild_bui
     assert named == unreadable, "exactly the unreadable PDFs fail"
     for key in unreadable:
         line = next(line for line in problems.splitlines() if line.startswith(f"  - {key}: "))
-        assert store.manifest("raw_pdf", key).reason in line, "named with its reason"
+        assert store.manifest(RAW_PDF, key).reason in line, "named with its reason"
     assert int((wild_build / "exit_code").read_text()) == 1
 
 
@@ -77,16 +79,16 @@ def test_every_readable_pdf_holding_text_is_exported(wild_build: Path) -> None:
     corpus_json = json.loads((wild_build / "out" / "chunks_mode_b_intl.json").read_text(encoding="utf-8"))
     printed = (wild_build / "build.log").read_text(encoding="utf-8")
     for key in _keys(wild_build):
-        if store.manifest("raw_pdf", key).status != "ok":
+        if store.manifest(RAW_PDF, key).status != "ok":
             continue
-        assert store.manifest("validated_chunks", key).status == "ok", f"{key} is readable and must pass its gates"
-        assert store.manifest("android_export", key).status == "ok", f"{key} ships fresh"
-        text = sum(len(page["text"].strip()) for page in store.read("pages", key))
+        assert store.manifest(VALIDATED_CHUNKS, key).status == "ok", f"{key} is readable and must pass its gates"
+        assert store.manifest(EXPORT, key).status == "ok", f"{key} ships fresh"
+        text = sum(len(page["text"].strip()) for page in store.read(PAGES, key))
         if text >= MIN_CHARS:
             assert source_name(key) in exported, f"{key} holds {text} characters of text and must be exported"
         elif text == 0:
             assert f"{key}: holds no text at all" in printed, f"{key} has no text: the summary warns"
     assert not corpus_json["metadata"]["stale"]
     assert sorted(row["pdf"] for row in corpus_json["metadata"]["left_out"]) == sorted(
-        key for key in _keys(wild_build) if store.manifest("raw_pdf", key).status != "ok"
+        key for key in _keys(wild_build) if store.manifest(RAW_PDF, key).status != "ok"
     )

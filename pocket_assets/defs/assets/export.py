@@ -29,19 +29,14 @@ from pocket_assets.core.export.corpus_files import (
 from pocket_assets.core.pdf import corpus_of
 from pocket_assets.core.quality.validation import validate_corpus_ids
 from pocket_assets.core.records import ChunkRecord
-from pocket_assets.defs.assets.chunking import children, parents, table_summaries
-from pocket_assets.defs.assets.ingest import pages, raw_pdf
-from pocket_assets.defs.assets.quality import validated_chunks
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
 from pocket_assets.runstate.export_lock import export_lock
 from pocket_assets.runstate.export_selection import read_validated_chunks, select_for_export
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
+from pocket_assets.runstate.stages import EXPORTED, STAGES
 from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
 
-# The per-PDF stages in lineage order: their manifests say why a PDF has no chunks.
-STAGE_DEFINITIONS = (raw_pdf, pages, parents, children, table_summaries, validated_chunks)
-STAGES = tuple(definition.key.to_user_string() for definition in STAGE_DEFINITIONS)
 CORPUS_IDS_CHECK = "corpus_ids_unique"
 # How each PDF went into the export, in its `android_export` manifest (read by the build command).
 SHIPPED_FRESH, SHIPPED_STALE, LEFT_OUT = STATUS_OK, "stale", "left_out"
@@ -52,7 +47,7 @@ SHIPPED_FRESH, SHIPPED_STALE, LEFT_OUT = STATUS_OK, "stale", "left_out"
     group_name="export",
     kinds={"json"},
     pool="corpus_export",
-    deps=[validated_chunks],
+    deps=[EXPORTED.name],
     check_specs=[
         AssetCheckSpec(
             CORPUS_IDS_CHECK,
@@ -68,7 +63,7 @@ SHIPPED_FRESH, SHIPPED_STALE, LEFT_OUT = STATUS_OK, "stale", "left_out"
 def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: GatesResource) -> MaterializeResult:
     store = paths.store()
     scan = paths.scan()
-    selection = select_for_export(store, scan.keys, STAGES)
+    selection = select_for_export(store, scan.keys)
     chunks_by_key = {key: read_validated_chunks(store, [key]) for key in selection.shipped}
     id_report = validate_corpus_ids(
         gates.gates(paths.expectations_path), [chunk for chunks in chunks_by_key.values() for chunk in chunks]
@@ -242,7 +237,7 @@ def _record(store: PartitionStore, run_id: str, states: dict[str, ExportState]) 
     for key, (status, reason, warnings) in states.items():
         store.write_manifest(
             PartitionManifest(
-                asset=EXPORT, partition_key=key, status=status, reason=reason, run_id=run_id, extra={"warnings": warnings}
+                asset=EXPORT.name, partition_key=key, status=status, reason=reason, run_id=run_id, extra={"warnings": warnings}
             )
         )
 
