@@ -206,6 +206,9 @@ def main() -> int:
         folders = [*folders, REFMAN]
     if args.keep_in and len(folders) != 1:
         parser.error("--keep-in takes exactly one folder")
+    missing = [str(folder) for folder in folders if not folder.exists()]
+    if missing:
+        parser.error(f"not found: {', '.join(missing)} (the defaults need ../shared beside the repository)")
     only = read_list(args.list) if args.list else None
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
     print(f"commit {commit.stdout.strip()}")
