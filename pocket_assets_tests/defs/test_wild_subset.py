@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.core.pdf import source_name
 from pocket_assets.runstate.pdf_notes import EXPORT
 from pocket_assets.runstate.stages import PAGES, RAW_PDF, VALIDATED_CHUNKS
@@ -81,8 +80,10 @@ def test_only_unreadable_pdfs_fail_each_named_and_the_exit_code_says_so(wild_bui
 
 def test_every_readable_pdf_holding_text_is_exported(wild_build: Path) -> None:
     store = PartitionStore(wild_build / "out" / "stages")
-    exported = {line.source for line in parse_sdk_file(wild_build / "out" / "chunks_intl.txt", has_context=True)}
     corpus_json = json.loads((wild_build / "out" / "chunks_mode_b_intl.json").read_text(encoding="utf-8"))
+    exported = {row["source"] for row in corpus_json["chunks"] if row["chunk_type"] == "child"}
+    sdk_lines = (wild_build / "out" / "chunks_intl.txt").read_text(encoding="utf-8").splitlines()
+    assert all(line.count("<chunk_splitter>") == 1 for line in sdk_lines)
     printed = (wild_build / "build.log").read_text(encoding="utf-8")
     for key in _keys(wild_build):
         if store.manifest(RAW_PDF, key).status != "ok":
