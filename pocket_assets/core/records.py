@@ -57,7 +57,7 @@ class Block:
     kind: str  # one of BLOCK_KINDS
     char_start: int
     char_end: int
-    level: int = 0  # heading level 1..4; 0 for other kinds
+    level: int = 0  # heading level 1..6 (1..4 unless the document labels its parts); 0 for other kinds
     table: TableCells | None = None
 
 
