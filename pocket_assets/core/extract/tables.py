@@ -19,6 +19,7 @@ import pymupdf
 
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join_lines
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
+from pocket_assets.core.pymupdf_layout import load_layout_model
 from pocket_assets.core.records import TableCells
 
 RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule
@@ -144,6 +145,8 @@ def find_page_tables(page: pymupdf.Page, use_layout: bool = False) -> list[Found
     Extraction finds ruled tables only (`use_layout=False`); the layout model also finds
     unruled ones but costs ~200x plain text extraction per page.
     """
+    if use_layout:
+        load_layout_model()
     found = []
     page_tables = page.find_tables(use_layout=use_layout).tables
     words = page.get_text("words", flags=DICT_FLAGS) if page_tables else []
