@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Sequence
 
@@ -19,7 +20,7 @@ def text_pdf(path: Path, pages: Sequence[str], fontsize: float = 11) -> Path:
         if text:
             page.insert_textbox(pymupdf.Rect(72, 72, 540, 770), text, fontsize=fontsize, fontname="helv")
     path.parent.mkdir(parents=True, exist_ok=True)
-    document.save(path)
+    path.write_bytes(document.tobytes())  # MuPDF's own save fails on names near the 255-byte limit
     return path
 
 
@@ -89,3 +90,45 @@ def small_corpus(raw_dir: Path) -> list[str]:
     text_pdf(raw_dir / "fr" / "reglement.pdf", [ARTICLE_FR * 6, ARTICLE_FR * 4])
     text_pdf(raw_dir / "intl" / "rules.pdf", [ARTICLE_EN * 5])
     return ["fr/reglement.pdf", "intl/rules.pdf"]
+
+
+LONG_NAME = "Règlement intérieur " + "très long " * 20 + "fin.pdf"  # 227 characters, 249 bytes in UTF-8
+
+
+def odd_corpus(raw_dir: Path) -> dict[str, str]:
+    """Every kind of file name and content issue 14 lists, beside good PDFs; returns {case: path under raw}.
+
+    Built (or, for the bytes name, created) by the tests, never read from ../shared.
+    """
+    cases = {
+        "good": "fr/reglement.pdf",
+        "upper_accents_spaces": "fr/Règlement ÉTÉ 2024.PDF",
+        "same_base": "fr/faq.pdf",
+        "same_base_nested": "fr/sub/faq.pdf",
+        "long_name": f"fr/{LONG_NAME}",
+        "splitter_text": "fr/splitter.pdf",
+        "splitter_name": "intl/a<chunk_splitter>b.pdf",
+        "image_only": "fr/scan.pdf",
+        "newline_name": "fr/new\nline.pdf",
+        "english": "intl/rules.pdf",
+        "broken": "intl/broken.pdf",
+        "top_level": "top.pdf",
+        "unknown_folder": "de/x.pdf",
+    }
+    text_pdf(raw_dir / cases["good"], [ARTICLE_FR * 6, ARTICLE_FR * 4])
+    text_pdf(raw_dir / cases["upper_accents_spaces"], [ARTICLE_FR * 3 + "Été 2024."])
+    text_pdf(raw_dir / cases["same_base"], ["Questions fréquentes sur les tournois. " + ARTICLE_FR * 2])
+    text_pdf(raw_dir / cases["same_base_nested"], ["Questions sur les cadences rapides. " + ARTICLE_FR * 3])
+    text_pdf(raw_dir / cases["long_name"], [ARTICLE_FR * 2])
+    text_pdf(raw_dir / cases["splitter_text"], [ARTICLE_FR * 2 + " <chunk_splitter> " + ARTICLE_FR])
+    text_pdf(raw_dir / cases["splitter_name"], [ARTICLE_EN * 3])
+    image_only_pdf(raw_dir / cases["image_only"])
+    text_pdf(raw_dir / cases["newline_name"], [ARTICLE_FR * 2])
+    text_pdf(raw_dir / cases["english"], [ARTICLE_EN * 5])
+    random_bytes_pdf(raw_dir / cases["broken"])
+    text_pdf(raw_dir / cases["top_level"], [ARTICLE_FR * 2])
+    text_pdf(raw_dir / cases["unknown_folder"], [ARTICLE_EN * 2])
+    latin1 = os.fsencode(raw_dir / "fr") + b"/r\xe8gles.pdf"  # "règles" in Latin-1: not UTF-8
+    text_pdf(Path(os.fsdecode(latin1)), [ARTICLE_FR * 2])
+    cases["latin1_name"] = os.fsdecode(latin1)[len(str(raw_dir)) + 1 :]
+    return cases

@@ -17,6 +17,7 @@ from pocket_assets.core import ids
 if TYPE_CHECKING:
     from pocket_assets.core.policy import ChunkPolicy
 
+# The default corpora: the folders under the raw folder that are built, and the seed schema's enum.
 CORPORA: tuple[str, ...] = ("fr", "intl")
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list", "table", "code", "equation")
 CHUNK_TYPES: tuple[str, ...] = ("parent", "child", "table_summary")
@@ -123,6 +124,15 @@ class ChunkRecord:
     # Tokens of the whole embedded string (prompt, context, text, citation: embed_text.text_to_embed);
     # 0 for parents. The gates check it against the policy's cap.
     embedded_tokens: int = 0
+
+
+def parse_corpora(value: str) -> tuple[str, ...]:
+    """`"fr,intl"` -> `("fr", "intl")`: the corpus folder names of a setting, in order, without repeats."""
+    names = tuple(dict.fromkeys(name.strip() for name in value.split(",") if name.strip()))
+    bad = [name for name in names if "/" in name or "\\" in name or name in (".", "..")]
+    if not names or bad:
+        raise ValueError(f"corpora must be folder names separated by commas (e.g. 'fr,intl'), got {value!r}")
+    return names
 
 
 def new_chunk(

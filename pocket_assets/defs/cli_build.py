@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Sequence
 
 from dagster import AssetKey, DagsterInstance
 
+from pocket_assets.core.pdf import RawFolderScan, printable_name
 from pocket_assets.defs.build import build_definitions
 from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import build_corpus_job
@@ -15,6 +16,7 @@ from pocket_assets.defs.partition_ranges import contiguous_ranges, range_tags
 from pocket_assets.defs.partition_sync import sync_partitions
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths, default_paths
+from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.runstate.stages import SOURCE, STAGES, Stage
 from pocket_assets.runstate.staleness import NOT_OK, first_problem
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
@@ -26,7 +28,8 @@ CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 class PdfSummary:
     partition_key: str
     rows: dict[Stage, int]
-    failure: str | None
+    failure: str | None  # one sentence: the first failed stage, or how the export left the PDF out
+    warnings: tuple[str, ...] = ()
 
 
 def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, output_dir: str | None) -> int:
@@ -37,11 +40,12 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, o
 
 
 def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str]) -> int:
+    scan = paths.scan()
     keys = sync_partitions(instance, paths)
-    wanted = [_partition_key(paths.raw_path, pdf) for pdf in pdfs] or keys
-    unknown = sorted(set(wanted) - set(keys))
-    if unknown:
-        print(f"not in {paths.raw_path}: {', '.join(unknown)}")
+    try:
+        wanted = [_partition_key(paths.raw_path, pdf, scan) for pdf in pdfs] or keys
+    except PdfArgumentError as error:
+        print(error)
         return 2
     ordered = instance.get_dynamic_partitions(pdf_partitions.name)
     job = build_definitions(paths).resolve_job_def(build_corpus_job.name)
@@ -50,6 +54,7 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
         f"building {len(wanted)} PDF(s) from {paths.raw_path} into {paths.output_path} (DAGSTER_HOME={instance.root_directory})"
     )
     runs_ok = True
+    run_ids: set[str] = set()
     for start, end in contiguous_ranges(ordered, wanted):
         result = job.execute_in_process(
             instance=instance,
@@ -59,15 +64,23 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
             raise_on_error=False,
         )
         runs_ok = runs_ok and result.success
+        run_ids.add(result.run_id)
         print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {start} .. {end}")
-    summaries = [summarize_pdf(paths.store(), key) for key in wanted]
-    print_summary(summaries, paths)
-    return 0 if runs_ok and not any(summary.failure for summary in summaries) else 1
+    summaries = [summarize_pdf(paths.store(), key, run_ids) for key in wanted]
+    not_built = () if pdfs else scan.refused
+    print_summary(summaries, paths, not_built, () if pdfs else scan.ignored)
+    clean = runs_ok and not not_built and not any(summary.failure for summary in summaries)
+    return 0 if clean else 1
 
 
-def summarize_pdf(store: PartitionStore, key: str) -> PdfSummary:
+class PdfArgumentError(ValueError):
+    """A `--pdf` that names no buildable PDF of the raw folder; the message says why, in one sentence."""
+
+
+def summarize_pdf(store: PartitionStore, key: str, run_ids: Collection[str] = ()) -> PdfSummary:
     """Rows per good stage; a failure is a stage whose last attempt failed or was skipped (a stage
-    never built is no failure: `--select` may have left it out)."""
+    never built is no failure: `--select` may have left it out), or how the export of `run_ids`
+    left the PDF out; and the warnings the stages and the export recorded."""
     rows: dict[Stage, int] = {}
     for stage in STAGES:
         manifest = store.manifest(stage, key)
@@ -75,10 +88,23 @@ def summarize_pdf(store: PartitionStore, key: str) -> PdfSummary:
             rows[stage] = manifest.rows
     built = [stage for stage in STAGES if store.manifest(stage, key) is not None]
     problem = first_problem(store, key, stages=built)
-    return PdfSummary(key, rows, problem.sentence if problem is not None and problem.kind == NOT_OK else None)
+    failure = problem.sentence if problem is not None and problem.kind == NOT_OK else None
+    warnings = pdf_warnings(store, key, STAGES)
+    export = store.manifest(EXPORT, key)
+    if export is not None and export.run_id in run_ids:
+        warnings.extend(export.extra.get("warnings", ()))
+        if export.status != STATUS_OK:
+            outcome = "its last good chunks ship, listed as stale" if export.status == "stale" else "left out of the export"
+            failure = export.reason if failure is None else f"{failure}; {outcome}"
+    return PdfSummary(key, rows, failure, tuple(warnings))
 
 
-def print_summary(summaries: Sequence[PdfSummary], paths: CorpusPaths) -> None:
+def print_summary(
+    summaries: Sequence[PdfSummary],
+    paths: CorpusPaths,
+    refused: Sequence[tuple[str, str]] = (),
+    ignored: Sequence[tuple[str, str]] = (),
+) -> None:
     print("\nsummary")
     for summary in summaries:
         counts = ", ".join(f"{stage} {count}" for stage, count in summary.rows.items() if stage is not SOURCE)
@@ -86,11 +112,23 @@ def print_summary(summaries: Sequence[PdfSummary], paths: CorpusPaths) -> None:
         print(f"  {summary.partition_key}: {state}; {counts}")
     totals = {stage: sum(s.rows.get(stage, 0) for s in summaries) for stage in STAGES if stage is not SOURCE}
     failed = [s for s in summaries if s.failure]
-    print(f"  {len(summaries)} PDFs, {len(failed)} failed; " + ", ".join(f"{a} {n}" for a, n in totals.items()))
+    not_built = f", {len(refused)} not built (file name)" if refused else ""
+    print(f"  {len(summaries)} PDFs, {len(failed)} failed{not_built}; " + ", ".join(f"{a} {n}" for a, n in totals.items()))
     print(f"  stages: {paths.store().root}")
     exports = sorted(p.name for p in paths.output_path.glob("chunks_*"))
     if exports:
         print(f"  exports in {paths.output_path}: {', '.join(exports)}")
+    problems = [f"{s.partition_key}: {s.failure}" for s in failed] + [why for _, why in refused]
+    if problems:
+        print(f"\n{len(problems)} PDF(s) with a problem (the others are exported):")
+        for line in problems:
+            print(f"  - {line}")
+    warnings = [f"{s.partition_key}: {w}" for s in summaries for w in s.warnings]
+    warnings += [why for _, why in ignored]
+    if warnings:
+        print(f"\n{len(warnings)} warning(s):")
+        for line in warnings:
+            print(f"  - {line}")
 
 
 def cli_paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
@@ -102,8 +140,24 @@ def cli_paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
     )
 
 
-def _partition_key(raw_dir: Path, pdf: str) -> str:
+def _partition_key(raw_dir: Path, pdf: str, scan: RawFolderScan) -> str:
+    """The partition key a `--pdf` names (a path or a key), or PdfArgumentError saying why it names none."""
     path = Path(pdf)
+    key = pdf
+    if path.is_symlink():
+        raise PdfArgumentError(
+            f"--pdf {pdf}: is a symbolic link; give the PDF's own path under {raw_dir} (or its key, e.g. fr/x.pdf)"
+        )
     if path.exists():
-        return path.resolve().relative_to(raw_dir.resolve()).as_posix()
-    return pdf
+        try:
+            key = path.resolve().relative_to(raw_dir.resolve()).as_posix()
+        except ValueError:
+            raise PdfArgumentError(
+                f"--pdf {pdf}: is outside the raw folder {raw_dir}; copy it into a corpus folder there first"
+            ) from None
+    if key in scan.keys:
+        return key
+    for name, why in scan.refused + scan.ignored:
+        if name == printable_name(key):
+            raise PdfArgumentError(f"--pdf {pdf}: {why}")
+    raise PdfArgumentError(f"--pdf {pdf}: no such PDF in {raw_dir} (give a path or a key such as fr/x.pdf)")

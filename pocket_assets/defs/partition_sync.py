@@ -6,14 +6,13 @@ from typing import Callable
 
 from dagster import DagsterInstance
 
-from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
 
 
 def sync_partitions(instance: DagsterInstance, paths: CorpusPaths, log: Callable[[str], None] = print) -> list[str]:
     """Every PDF in the folder becomes a partition (sorted); partitions of vanished files go."""
-    keys = discover_pdfs(paths.raw_path)
+    keys = list(paths.scan().keys)
     registered = instance.get_dynamic_partitions(pdf_partitions.name)
     missing = [key for key in keys if key not in registered]
     if missing:

@@ -18,7 +18,9 @@ from dagster import ConfigurableResource
 from pydantic import Field
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
+from pocket_assets.core.pdf import RawFolderScan, scan_raw_folder
 from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
+from pocket_assets.core.records import CORPORA, parse_corpora
 from pocket_assets.runstate.storage import PartitionStore
 from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer, tokenizer_identity
@@ -27,11 +29,29 @@ from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, SUMMARIZER, Sett
 
 
 class CorpusPaths(ConfigurableResource):
-    """The PDF folder, the output folder and the expectations folder."""
+    """The PDF folder and its corpora, the output folder and the expectations folder, how strict the export is."""
 
-    raw_dir: str = Field(description="Folder holding the corpus PDFs under fr/ and intl/.")
+    raw_dir: str = Field(description="Folder holding the corpus PDFs, one subfolder per corpus (fr/, intl/).")
     output_dir: str = Field(description="Folder for Parquet stages, reports and exports.")
     expectations_dir: str = Field(description="Folder of the Great Expectations suites and JSON Schemas.")
+    corpora: str = Field(
+        default=",".join(CORPORA),
+        description="Corpus folders under raw_dir, comma-separated; env POCKET_ASSETS_CORPORA. A name outside "
+        "the seed schema's corpus enum (fr, intl) also needs adding to expectations/ to pass the gates.",
+    )
+    export_strict: bool = Field(
+        default=False,
+        description="Refuse the whole export while any PDF failed (env POCKET_ASSETS_EXPORT_STRICT=1). "
+        "Default: ship every PDF that passed, and failed PDFs' last good chunks listed as stale.",
+    )
+
+    @property
+    def corpus_names(self) -> tuple[str, ...]:
+        return parse_corpora(self.corpora)
+
+    def scan(self) -> RawFolderScan:
+        """The PDFs to build, and those refused or ignored with a sentence each."""
+        return scan_raw_folder(self.raw_path, self.corpus_names)
 
     @property
     def raw_path(self) -> Path:
@@ -47,6 +67,8 @@ class CorpusPaths(ConfigurableResource):
 
     def store(self) -> PartitionStore:
         return PartitionStore(self.output_path / "stages")
+
+TRUE_WORDS = ("1", "true", "yes", "on")
 
 
 class TokenizerResource(ConfigurableResource):
@@ -112,6 +134,8 @@ def default_paths(project_root: Path | None = None) -> CorpusPaths:
         raw_dir=os.environ.get("POCKET_ASSETS_RAW_DIR", str(root / "data" / "raw")),
         output_dir=os.environ.get("POCKET_ASSETS_OUTPUT_DIR", str(root / "data" / "processed")),
         expectations_dir=os.environ.get("POCKET_ASSETS_EXPECTATIONS_DIR", str(root / "expectations")),
+        corpora=os.environ.get("POCKET_ASSETS_CORPORA", ",".join(CORPORA)),
+        export_strict=os.environ.get("POCKET_ASSETS_EXPORT_STRICT", "").strip().lower() in TRUE_WORDS,
     )
 
 

@@ -25,7 +25,7 @@ from pocket_assets.defs.resources import CorpusPaths
 )
 def raw_pdf_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorResult:
     known = decode_states(loads(context.cursor))
-    changes = scan_corpus(paths.raw_path, known)
+    changes = scan_corpus(paths.raw_path, known, paths.corpus_names)
     instance_keys = context.instance.get_dynamic_partitions(pdf_partitions.name)
     registered = [key for key in instance_keys if key in changes.states]
     removed = sorted(set(changes.removed) | {key for key in instance_keys if key not in changes.states})

@@ -32,6 +32,6 @@ def pdf_staleness(
     against `versions` (the environment's by default)."""
     return corpus_staleness(
         paths.store(),
-        current_sources(paths.raw_path) if sources is None else sources,
+        current_sources(paths.raw_path, paths.scan().keys) if sources is None else sources,
         environment_versions() if versions is None else versions,
     )

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from pocket_assets.core.pdf import discover_pdfs, sha256_file
+from pocket_assets.core.records import CORPORA
 
 
 @dataclass(frozen=True)
@@ -28,11 +29,13 @@ class CorpusChanges:
     states: dict[str, FileState]  # the new state of every PDF present
 
 
-def scan_corpus(raw_dir: Path, known: Mapping[str, FileState]) -> CorpusChanges:
+def scan_corpus(
+    raw_dir: Path, known: Mapping[str, FileState], corpora: Sequence[str] = CORPORA
+) -> CorpusChanges:
     states: dict[str, FileState] = {}
     added: list[str] = []
     changed: list[str] = []
-    for key in discover_pdfs(raw_dir):
+    for key in discover_pdfs(raw_dir, corpora):
         stat = (raw_dir / key).stat()
         previous = known.get(key)
         if previous and previous.size == stat.st_size and previous.mtime_ns == stat.st_mtime_ns:

@@ -1,8 +1,16 @@
-"""Which PDFs an export may include, and whether it may be written at all.
+"""Which PDFs an export ships, and in what state.
 
-A PDF whose latest chunks failed a gate refuses the export (shipping its older
-chunks, or none, without saying so would be wrong). A PDF that never produced
-chunks (unreadable, or upstream failed) is left out and reported.
+One PDF never blocks the others (issue 14). Every PDF is one of:
+
+- included: its latest chunks passed the gates;
+- stale: its latest attempt failed (a gate, or a stage before the gates), and
+  an older build's validated chunks (the last good file, kept by the stage)
+  ship instead, listed with the failing gate or stage;
+- left out: it has no validated chunks at all (unreadable, upstream failed, or
+  failed its gates on its first build), listed with why.
+
+Whether a non-empty stale or left-out list refuses the export is the caller's
+setting (strict export), not this module's.
 """
 
 from __future__ import annotations
@@ -19,24 +27,44 @@ from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionSt
 @dataclass(frozen=True)
 class ExportSelection:
     included: tuple[str, ...]
-    excluded: tuple[tuple[str, str], ...]  # (partition key, why)
-    refused: tuple[tuple[str, str], ...]  # (partition key, failed gate sentence)
+    stale: tuple[tuple[str, str], ...]  # (partition key, failed gate sentence): last good chunks ship
+    excluded: tuple[tuple[str, str], ...]  # (partition key, why): nothing ships
+
+    @property
+    def shipped(self) -> tuple[str, ...]:
+        """Every PDF whose chunks are in the export, fresh or stale, sorted."""
+        return tuple(sorted(self.included + tuple(key for key, _ in self.stale)))
+
+    @property
+    def problems(self) -> tuple[tuple[str, str], ...]:
+        """Stale and left-out PDFs with their sentence: what a strict export refuses on."""
+        return tuple(sorted(self.stale + self.excluded))
 
 
 def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> ExportSelection:
-    """Why a PDF is left out is the first stage, in lineage order, without a good output."""
-    included, excluded, refused = [], [], []
+    """Why a PDF has no fresh chunks is its failed gate, else the first stage, in lineage order, without a good output."""
+    included, stale, excluded = [], [], []
     for key in sorted(partition_keys):
         manifest = store.manifest(EXPORTED, key)
         if manifest is not None and manifest.status == STATUS_OK:
             included.append(key)
-        elif manifest is not None and manifest.status == STATUS_FAILED:
-            refused.append((key, manifest.reason or "failed its gates"))
+            continue
+        if manifest is not None and manifest.status == STATUS_FAILED:
+            why = manifest.reason or "failed its gates"
         else:
             problem = first_problem(store, key)
-            excluded.append((key, problem.sentence if problem else f"{EXPORTED} not built"))
-    return ExportSelection(tuple(included), tuple(excluded), tuple(refused))
+            why = problem.sentence if problem else f"{EXPORTED} not built"
+        if store.data_path(EXPORTED, key).is_file():
+            stale.append((key, f"stale, its last good chunks ship: {why}"))
+        else:
+            excluded.append((key, f"left out, it has no good chunks: {why}"))
+    return ExportSelection(tuple(included), tuple(stale), tuple(excluded))
 
 
 def read_validated_chunks(store: PartitionStore, partition_keys: Sequence[str]) -> list[ChunkRecord]:
-    return [chunk_from_dict(row) for key in partition_keys for row in store.read(EXPORTED, key)]
+    """The last good validated chunks of each PDF, whatever its latest attempt did."""
+    chunks = []
+    for key in partition_keys:
+        rows = store.read_last_good(EXPORTED, key)
+        chunks.extend(chunk_from_dict(row) for row in rows or ())
+    return chunks

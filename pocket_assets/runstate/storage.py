@@ -8,6 +8,7 @@ downstream stages can tell a good input from a stale one.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,20 +42,43 @@ class PartitionManifest:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# A file name may hold 255 bytes. A stage file name is the PDF's name plus `.manifest.json`, and its
+# atomic temp adds `.` + 8 random + `.tmp` (core.atomic): names longer than this are shortened.
+MAX_STEM_BYTES = 200
+_HASH_CHARS = 16
+
+
+def stage_file_stem(partition_key: str) -> str:
+    """`fr/sub/faq.pdf` as the stage files' path without suffix: the key itself while it fits.
+
+    A last component too long for the file system once suffixed becomes a
+    readable prefix plus `~` and 16 hex of the sha256 of the whole key, so two
+    long names never share files and every reader (this class) derives the same path.
+    """
+    folder, _, name = partition_key.rpartition("/")
+    if len(name.encode("utf-8", "surrogateescape")) <= MAX_STEM_BYTES:
+        return partition_key
+    digest = hashlib.sha256(partition_key.encode("utf-8", "surrogateescape")).hexdigest()[:_HASH_CHARS]
+    prefix = name.encode("utf-8", "surrogateescape")[: MAX_STEM_BYTES - _HASH_CHARS - 1]
+    short = f"{prefix.decode('utf-8', 'ignore')}~{digest}"
+    return f"{folder}/{short}" if folder else short
+
+
 @dataclass(frozen=True)
 class PartitionStore:
-    """Paths are `<root>/<stage>/<partition key>.parquet`, e.g. `pages/fr/faq.pdf.parquet`."""
+    """Paths are `<root>/<stage>/<partition key>.parquet`, e.g. `pages/fr/faq.pdf.parquet`
+    (`stage_file_stem` shortens names too long for the file system)."""
 
     root: Path
 
     def data_path(self, stage: Stage, partition_key: str) -> Path:
-        return self.root / stage.name / f"{partition_key}.parquet"
+        return self.root / stage.name / f"{stage_file_stem(partition_key)}.parquet"
 
     def manifest_path(self, stage: Stage, partition_key: str) -> Path:
         return self._manifest_file(stage.name, partition_key)
 
     def _manifest_file(self, stage_name: str, partition_key: str) -> Path:
-        return self.root / stage_name / f"{partition_key}.manifest.json"
+        return self.root / stage_name / f"{stage_file_stem(partition_key)}.manifest.json"
 
     def write(
         self,
@@ -111,5 +135,5 @@ class PartitionStore:
             return
         for stage_dir in self.root.iterdir():
             if stage_dir.is_dir():
-                (stage_dir / f"{partition_key}.parquet").unlink(missing_ok=True)
+                (stage_dir / f"{stage_file_stem(partition_key)}.parquet").unlink(missing_ok=True)
                 self._manifest_file(stage_dir.name, partition_key).unlink(missing_ok=True)

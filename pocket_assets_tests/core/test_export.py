@@ -18,14 +18,17 @@ from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespa
 from pocket_assets.core.export.corpus_files import (
     HEPILOT_FILE,
     MODE_B_FILE,
+    NEUTRAL_SPLITTER,
     REDIRECTS_FILE,
     SDK_FILE,
     ExportError,
     export_order,
     parse_sdk_file,
     parse_sdk_line,
+    restore_splitter,
     write_corpus_exports,
 )
+from pocket_assets.core.export.redirects import resolve_redirect
 from pocket_assets.core.records import PAGE_SEPARATOR, ChunkRecord, ContentFeatures
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "expectations"
@@ -234,7 +237,9 @@ def test_rebuild_of_unchanged_chunks_redirects_every_id_to_itself(tmp_path: Path
     chunks = sample_chunks()
     first = export(chunks, tmp_path)
     assert first.redirect_stats is None
-    assert json.loads(first.paths[REDIRECTS_FILE].read_text(encoding="utf-8"))["redirects"] == {}
+    assert json.loads(first.paths[REDIRECTS_FILE].read_text(encoding="utf-8"))["redirects"] == {
+        chunk.id: chunk.id for chunk in chunks
+    }
     second = export(chunks, tmp_path, generated="2026-02-02T00:00:00Z")
     redirects = json.loads(second.paths[REDIRECTS_FILE].read_text(encoding="utf-8"))
     assert redirects["redirects"] == {chunk.id: chunk.id for chunk in chunks}
@@ -248,19 +253,20 @@ def test_changed_child_size_redirects_unchanged_regions_one_to_one(tmp_path: Pat
     export([*regles, *annexe], tmp_path)
     rechunked = make_chunks("regles.pdf", document_text(1, 4), child_chars=300)
     result = export([*rechunked, *annexe], tmp_path, generated="2026-02-02T00:00:00Z")
-    redirects = json.loads(result.paths[REDIRECTS_FILE].read_text(encoding="utf-8"))["redirects"]
+    document = json.loads(result.paths[REDIRECTS_FILE].read_text(encoding="utf-8"))
+    redirects = document["redirects"]
     targets = list(redirects.values())
     unchanged = [chunk for chunk in [*regles, *annexe] if chunk.source == "annexe.pdf" or chunk.chunk_type != "child"]
     for chunk in unchanged:
         assert redirects[chunk.id] == chunk.id and targets.count(chunk.id) == 1
     new_children = {chunk.id: chunk for chunk in rechunked if chunk.chunk_type == "child"}
     for old in children_of(regles):
-        new = new_children[redirects[old.id]]
+        new = new_children[resolve_redirect(document, old.id, old.hash)]
         overlap = min(old.char_end, new.char_end) - max(old.char_start, new.char_start)
         assert overlap >= 0.5 * (old.char_end - old.char_start)
     stats = result.redirect_stats
     assert stats is not None and stats.unmapped == 0 and stats.one_to_one >= len(unchanged)
-    assert stats.one_to_one_share == stats.one_to_one / len(redirects)
+    assert stats.one_to_one_share == stats.one_to_one / stats.previous_total
 
 
 def test_changed_pdf_text_redirects_by_content_not_by_stale_offsets(tmp_path: Path) -> None:
@@ -271,13 +277,13 @@ def test_changed_pdf_text_redirects_by_content_not_by_stale_offsets(tmp_path: Pa
     edited = [inserted + pages[0], *pages[1:]]
     new_chunks = make_chunks("regles.pdf", edited)
     result = export(new_chunks, tmp_path, generated="2026-02-02T00:00:00Z")
-    redirects = json.loads(result.paths[REDIRECTS_FILE].read_text(encoding="utf-8"))["redirects"]
+    document = json.loads(result.paths[REDIRECTS_FILE].read_text(encoding="utf-8"))
     new_children = children_of(new_chunks)
     shift = len(inserted)
     for old in children_of(old_chunks):
         shifted = (old.char_start + shift, old.char_end + shift)
         expected = max(new_children, key=lambda new: min(shifted[1], new.char_end) - max(shifted[0], new.char_start))
-        assert redirects[old.id] == expected.id
+        assert resolve_redirect(document, old.id, old.hash) == expected.id
 
 
 def test_removed_pdf_is_gone_from_every_file_and_redirects_to_null(tmp_path: Path) -> None:
@@ -293,17 +299,19 @@ def test_removed_pdf_is_gone_from_every_file_and_redirects_to_null(tmp_path: Pat
     assert result.counts["sources"] == 1
 
 
-def test_chunk_splitter_in_text_is_refused_and_nothing_is_replaced(tmp_path: Path) -> None:
+def test_chunk_splitter_in_text_or_source_is_neutralised_in_the_sdk_line_only(tmp_path: Path) -> None:
     chunks = sample_chunks()
-    first = export(chunks, tmp_path)
-    before = {name: path.read_bytes() for name, path in first.paths.items()}
     child = next(chunk for chunk in chunks if chunk.chunk_type == "child")
-    poisoned = dataclasses.replace(child, text=child.text + f" {CHUNK_SPLITTER} injected")
-    with pytest.raises(ExportError, match=f"{child.id}.*{CHUNK_SPLITTER}") as raised:
-        export([poisoned if chunk is child else chunk for chunk in chunks], tmp_path, generated="2026-02-02T00:00:00Z")
-    assert raised.value.chunk_id == child.id
-    assert {name: path.read_bytes() for name, path in first.paths.items()} == before
-    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(path.name for path in first.paths.values())
+    text = child.text + f" {CHUNK_SPLITTER} injected"
+    poisoned = dataclasses.replace(child, text=text)
+    result = export([poisoned if chunk is child else chunk for chunk in chunks], tmp_path)
+    assert result.neutralised == (child.id,)
+    sdk = result.paths[SDK_FILE].read_text(encoding="utf-8")
+    assert sdk.count(CHUNK_SPLITTER) == result.counts["sdk_lines"], "one splitter per line, at its start"
+    line = next(line for line in parse_sdk_file(result.paths[SDK_FILE], has_context=True) if NEUTRAL_SPLITTER in line.text)
+    assert restore_splitter(line.text) == fold_whitespace(text)
+    kept = json.loads(result.paths[MODE_B_FILE].read_text(encoding="utf-8"))["chunks"]
+    assert next(row for row in kept if row["id"] == child.id)["text"] == text, "the corpus JSON keeps the text"
 
 
 def test_schema_violation_names_the_chunk(tmp_path: Path) -> None:
@@ -403,13 +411,15 @@ def test_sample_pdf_exports_parse_validate_and_redirect(tmp_path: Path, sample_p
     assert len(first.paths[HEPILOT_FILE].read_text(encoding="utf-8").splitlines()) == len(default)
 
     rebuilt = write_corpus_exports("intl", small, tmp_path, "2026-02-02T00:00:00Z", SCHEMA_DIR)
-    redirects = json.loads(rebuilt.paths[REDIRECTS_FILE].read_text(encoding="utf-8"))["redirects"]
+    document = json.loads(rebuilt.paths[REDIRECTS_FILE].read_text(encoding="utf-8"))
+    redirects = document["redirects"]
     targets = list(redirects.values())
     for parent in (chunk for chunk in default if chunk.chunk_type == "parent"):
         assert redirects[parent.id] == parent.id and targets.count(parent.id) == 1
     new_by_id = {chunk.id: chunk for chunk in small}
-    for old in (chunk for chunk in default if chunk.chunk_type == "child" and redirects[chunk.id] is not None):
-        new = new_by_id[redirects[old.id]]
+    moved = {chunk.id: resolve_redirect(document, chunk.id, chunk.hash) for chunk in default}
+    for old in (chunk for chunk in default if chunk.chunk_type == "child" and moved[chunk.id] is not None):
+        new = new_by_id[moved[old.id]]
         assert new.chunk_type == "child"
         assert min(old.char_end, new.char_end) - max(old.char_start, new.char_start) >= 0.5 * len(old.text)
     stats = rebuilt.redirect_stats

@@ -3,11 +3,13 @@ from pathlib import Path
 import pytest
 
 from pocket_assets.core.errors import PdfError
-from pocket_assets.core.pdf import corpus_of, discover_pdfs, inspect_pdf, sha256_file
+from pocket_assets.core.pdf import corpus_of, discover_pdfs, inspect_pdf, scan_raw_folder, sha256_file, source_name
+from pocket_assets.core.records import parse_corpora
 from pocket_assets_tests.pdf_factory import (
     SAMPLE_RAW,
     encrypted_pdf,
     image_only_pdf,
+    odd_corpus,
     random_bytes_pdf,
     text_pdf,
     truncated_pdf,
@@ -60,3 +62,44 @@ def test_discover_lists_pdfs_under_corpus_folders_sorted(tmp_path: Path) -> None
     (tmp_path / "fr" / "notes.txt").write_text("not a pdf")
     text_pdf(tmp_path / "elsewhere" / "c.pdf", ["c"])
     assert discover_pdfs(tmp_path) == ["fr/sub/a.PDF", "intl/b.pdf"]
+
+
+def test_scan_builds_refuses_or_ignores_every_odd_name_alone(tmp_path: Path) -> None:
+    cases = odd_corpus(tmp_path)
+    scan = scan_raw_folder(tmp_path)
+    built = {cases[name] for name in cases if name not in ("newline_name", "latin1_name", "top_level", "unknown_folder")}
+    assert set(scan.keys) == built
+    refused = dict(scan.refused)
+    assert "fr/new\\nline.pdf" in refused and "control character" in refused["fr/new\\nline.pdf"]
+    assert "fr/r\\xe8gles.pdf" in refused and "not valid UTF-8" in refused["fr/r\\xe8gles.pdf"]
+    ignored = dict(scan.ignored)
+    assert "top of the raw folder" in ignored["top.pdf"] and "POCKET_ASSETS_CORPORA" in ignored["top.pdf"]
+    assert "'de', not a corpus" in ignored["de/x.pdf"]
+    assert scan_raw_folder(tmp_path, ("fr", "intl", "de")).keys == tuple(sorted([*scan.keys, "de/x.pdf"]))
+
+
+def test_a_pdf_in_a_configured_extra_corpus_gets_that_corpus(tmp_path: Path) -> None:
+    path = text_pdf(tmp_path / "de" / "regeln.pdf", ["Regeln"])
+    assert inspect_pdf(path, "de/regeln.pdf", ("fr", "de")).corpus == "de"
+    with pytest.raises(PdfError, match="one of fr, intl"):
+        inspect_pdf(path, "de/regeln.pdf")
+
+
+@pytest.mark.parametrize(
+    ("key", "source"),
+    [
+        ("fr/faq.pdf", "faq.pdf"),
+        ("fr/sub/faq.pdf", "sub/faq.pdf"),
+        ("fr/Règlement ÉTÉ 2024.PDF", "Règlement ÉTÉ 2024.pdf"),
+        ("fr/Re\u0300gles  \u00a0de\tjeu.Pdf", "Règles de jeu.pdf"),
+    ],
+)
+def test_source_keeps_the_subfolder_and_is_citable(key: str, source: str) -> None:
+    assert source_name(key) == source
+
+
+def test_parse_corpora() -> None:
+    assert parse_corpora(" fr, intl,fr ,de") == ("fr", "intl", "de")
+    for bad in ("", " , ", "fr/sub", ".."):
+        with pytest.raises(ValueError, match="folder names"):
+            parse_corpora(bad)

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 from pocket_assets.core.records import PdfIdentity, pdf_identity_from_dict, to_dict
-from pocket_assets.runstate.storage import PartitionManifest, PartitionStore, UpstreamNotReady
 from pocket_assets.runstate.stages import RAW_PDF
+from pocket_assets.runstate.storage import PartitionManifest, PartitionStore, UpstreamNotReady, stage_file_stem
 
 IDENTITY = PdfIdentity("fr/a.pdf", "fr", "a.pdf", "ab" * 32, 10, 2, {"title": "A"})
 
@@ -53,3 +53,18 @@ def test_delete_partition_removes_every_stage(tmp_path: Path) -> None:
     store.delete_partition("fr/a.pdf")
     assert store.manifest(RAW_PDF, "fr/a.pdf") is None
     assert not store.data_path(RAW_PDF, "fr/a.pdf").exists()
+
+
+def test_names_too_long_for_the_file_system_get_short_distinct_stage_files(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    long_names = [f"fr/sub/{'é' * 120}{tail}.pdf" for tail in ("a", "b")]  # 245 bytes each in UTF-8
+    for key in long_names:
+        _write(store, PdfIdentity(key, "fr", key[3:], "cd" * 32, 10, 2))
+    paths = [store.manifest_path(RAW_PDF, key) for key in long_names]
+    assert paths[0] != paths[1] and all(path.is_file() for path in paths)
+    assert all(len(path.name.encode("utf-8")) + 14 <= 255 for path in paths), "room for the atomic temp suffix"
+    assert [store.manifest(RAW_PDF, key).partition_key for key in long_names] == long_names
+    assert store.read(RAW_PDF, long_names[1])[0]["partition_key"] == long_names[1]
+    assert stage_file_stem("fr/faq.pdf") == "fr/faq.pdf", "short names stay readable"
+    store.delete_partition(long_names[0])
+    assert not paths[0].exists() and paths[1].exists()

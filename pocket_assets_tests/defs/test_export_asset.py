@@ -1,14 +1,19 @@
-"""android_export over real builds: every PDF in, a removed PDF out, refused while a PDF fails its gates."""
+"""android_export over real builds: every PDF in, a removed PDF out, a failed PDF stale or left out (listed),
+strict export refused, colliding ids tied to the PDF that causes them."""
 
+import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 from dagster import DagsterInstance
 
 from pocket_assets.core.export.corpus_files import parse_sdk_file
+from pocket_assets.runstate.pdf_notes import EXPORT
+from pocket_assets.runstate.stages import VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionManifest
-from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets.defs.resources import CorpusPaths, default_paths
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
 from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus
 
@@ -39,14 +44,96 @@ def test_export_holds_every_pdf_and_a_removed_pdf_disappears(instance: DagsterIn
     assert {line.source for line in parse_sdk_file(out / "chunks_fr.txt", has_context=True)} == {"reglement.pdf"}
 
 
-def test_export_is_refused_while_a_pdf_fails_its_gates(instance: DagsterInstance, built: CorpusPaths) -> None:
+def _fail_latest(paths: CorpusPaths, key: str, reason: str) -> None:
+    """What a gate failure leaves: a failed manifest, the last good file kept."""
+    paths.store().write_manifest(PartitionManifest("validated_chunks", key, "failed", reason=reason))
+
+
+def _corpus_json(paths: CorpusPaths, corpus: str) -> dict:
+    return json.loads((paths.output_path / f"chunks_mode_b_{corpus}.json").read_text(encoding="utf-8"))
+
+
+def test_a_pdf_failing_its_gates_ships_its_last_good_chunks_listed_as_stale(
+    instance: DagsterInstance, built: CorpusPaths
+) -> None:
+    before = _corpus_json(built, "fr")["chunks"]
+    _fail_latest(built, "fr/reglement.pdf", "fr/reglement.pdf failed coverage")
+    result = materialize_export(instance, built)
+    assert result.success
+    assert _corpus_json(built, "fr")["chunks"] == before, "the last good chunks ship"
+    stale = _corpus_json(built, "fr")["metadata"]["stale"]
+    assert stale == [
+        {"pdf": "fr/reglement.pdf", "source": "reglement.pdf", "reason": "stale, its last good chunks ship: "
+         "fr/reglement.pdf failed coverage"}
+    ]
+    metadata = result.asset_materializations_for_node("android_export")[0].metadata
+    assert "fr/reglement.pdf" in metadata["stale"].value and metadata["pdfs_stale"].value == 1
+    assert built.store().manifest(EXPORT, "fr/reglement.pdf").status == "stale"
+    assert {line.source for line in parse_sdk_file(built.output_path / "chunks_intl.txt", has_context=True)} == {"rules.pdf"}
+
+
+def test_a_pdf_without_good_chunks_is_left_out_and_listed(instance: DagsterInstance, built: CorpusPaths) -> None:
+    _fail_latest(built, "fr/reglement.pdf", "fr/reglement.pdf failed json_schema")
+    built.store().data_path(VALIDATED_CHUNKS, "fr/reglement.pdf").unlink()
+    assert materialize_export(instance, built).success
+    document = _corpus_json(built, "fr")
+    assert document["chunks"] == [] and document["metadata"]["stale"] == []
+    assert document["metadata"]["left_out"][0]["pdf"] == "fr/reglement.pdf"
+    assert "failed json_schema" in document["metadata"]["left_out"][0]["reason"]
+    assert _corpus_json(built, "intl")["metadata"]["total_chunks"] > 0, "the other corpus ships"
+
+
+def test_strict_export_is_refused_while_a_pdf_failed(instance: DagsterInstance, built: CorpusPaths) -> None:
     out = built.output_path
     before = {path.name: path.read_bytes() for path in out.glob("chunks_*")}
-    built.store().write_manifest(
-        PartitionManifest("validated_chunks", "fr/reglement.pdf", "failed", reason="fr/reglement.pdf failed coverage")
+    _fail_latest(built, "fr/reglement.pdf", "fr/reglement.pdf failed coverage")
+    strict = CorpusPaths(
+        raw_dir=built.raw_dir, output_dir=built.output_dir, expectations_dir=built.expectations_dir, export_strict=True
     )
-    result = materialize_export(instance, built)
+    result = materialize_export(instance, strict)
     assert not result.success
     message = result.failure_data_for_node("android_export").user_failure_data.description
-    assert "Export refused" in message and "fr/reglement.pdf" in message
+    assert "Export refused (strict export)" in message and "fr/reglement.pdf" in message
     assert {path.name: path.read_bytes() for path in out.glob("chunks_*")} == before
+
+
+def test_strict_export_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POCKET_ASSETS_EXPORT_STRICT", "1")
+    monkeypatch.setenv("POCKET_ASSETS_CORPORA", "fr, intl, de")
+    paths = default_paths(REPO_ROOT)
+    assert paths.export_strict and paths.corpus_names == ("fr", "intl", "de")
+    monkeypatch.delenv("POCKET_ASSETS_EXPORT_STRICT")
+    assert not default_paths(REPO_ROOT).export_strict
+
+
+def test_colliding_chunk_ids_fail_corpus_ids_unique_and_leave_only_that_pdf_out(
+    instance: DagsterInstance, built: CorpusPaths
+) -> None:
+    """`fr/Reglement.PDF` beside `fr/reglement.pdf`... both cite `reglement.pdf` once normalised: same ids."""
+    store, twin = built.store(), "fr/zz-twin.pdf"
+    shutil.copy(built.raw_path / "fr" / "reglement.pdf", built.raw_path / twin)
+    shutil.copy(store.data_path(VALIDATED_CHUNKS, "fr/reglement.pdf"), store.data_path(VALIDATED_CHUNKS, twin))
+    manifest = store.manifest(VALIDATED_CHUNKS, "fr/reglement.pdf")
+    store.write_manifest(dataclasses.replace(manifest, partition_key=twin))
+    result = materialize_export(instance, built)
+    assert result.success
+    check = result.get_asset_check_evaluations()[0]
+    assert check.check_name == "corpus_ids_unique" and not check.passed
+    assert twin in check.metadata["pdfs_left_out"].value and "fr/reglement.pdf" in check.metadata["pdfs_left_out"].value
+    document = _corpus_json(built, "fr")
+    assert [row["pdf"] for row in document["metadata"]["left_out"]] == [twin]
+    ids = [chunk["id"] for chunk in document["chunks"]]
+    assert ids and len(ids) == len(set(ids))
+
+
+def test_a_chunk_the_export_refuses_leaves_only_its_pdf_out(instance: DagsterInstance, built: CorpusPaths) -> None:
+    """A rule the per-PDF gates do not hold (the HEPilot schema's UUIDs) is tied to the PDF breaking it."""
+    store, key = built.store(), "fr/reglement.pdf"
+    rows = store.read(VALIDATED_CHUNKS, key)
+    rows[0]["chunk_uid"] = "not-a-uuid"
+    store.write(VALIDATED_CHUNKS, key, rows, store.manifest(VALIDATED_CHUNKS, key))
+    assert materialize_export(instance, built).success
+    left_out = _corpus_json(built, "fr")["metadata"]["left_out"]
+    assert [row["pdf"] for row in left_out] == [key]
+    assert rows[0]["id"] in left_out[0]["reason"] and "hepilot" in left_out[0]["reason"].lower()
+    assert _corpus_json(built, "intl")["metadata"]["total_chunks"] > 0

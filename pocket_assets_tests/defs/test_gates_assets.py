@@ -1,18 +1,19 @@
-"""Gates in Dagster: a broken chunk fails the right check, fails its PDF's partition and the run, keeps the last good file."""
+"""Gates in Dagster: a broken chunk fails the right check, fails its PDF's partition and the run, keeps the
+last good file, which the export ships as stale."""
 
 import dataclasses
 from pathlib import Path
 from typing import Callable
 
 import pytest
-from dagster import DagsterInstance
+from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.core.quality.validation import PARTITION_GATES
-from pocket_assets.runstate.stages import VALIDATED_CHUNKS
 from pocket_assets_tests.defs.conftest import materialize_corpus, partition_states
 from pocket_assets_tests.pdf_factory import small_corpus
+from pocket_assets.runstate.pdf_notes import EXPORT
 from pocket_assets.runstate.stages import CHILDREN, VALIDATED_CHUNKS
 
 GATED = ["validated_chunks", "android_export"]
@@ -51,12 +52,13 @@ def _break_children(paths: CorpusPaths, key: str, breaker: Callable[[ChunkRecord
     ],
     ids=["token-cap", "parent-id", "schema-pages", "coverage-slice"],
 )
-def test_a_broken_chunk_fails_its_gate_and_its_partition(
+def test_a_broken_chunk_fails_its_gate_and_its_partition_and_ships_stale(
     instance: DagsterInstance, built: CorpusPaths, gate: str, breaker, expectation: str
 ) -> None:
     store = built.store()
     key = "fr/reglement.pdf"
     good_bytes = store.data_path(VALIDATED_CHUNKS, key).read_bytes()
+    exports_before = instance.get_latest_materialization_event(AssetKey("android_export"))
     broken_id = _break_children(built, key, breaker)
 
     result = materialize_corpus(instance, built, selection=GATED)
@@ -73,3 +75,6 @@ def test_a_broken_chunk_fails_its_gate_and_its_partition(
     assert store.manifest(VALIDATED_CHUNKS, "intl/rules.pdf").status == "ok", "the other PDF goes on"
     assert not result.success, "a run in which a PDF failed fails"
     assert partition_states(instance, "validated_chunks") == {"materialized": {"intl/rules.pdf"}, "failed": {key}}
+    latest_export = instance.get_latest_materialization_event(AssetKey("android_export"))
+    assert latest_export.run_id != exports_before.run_id, "one failed PDF does not stop the export (issue 14)"
+    assert store.manifest(EXPORT, key).status == "stale", "it ships its last good chunks, listed"

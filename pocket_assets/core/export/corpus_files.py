@@ -11,11 +11,15 @@ For a corpus `c`, `write_corpus_exports` writes under `out_dir`:
   valid against its 2020-12 schema, UUID formats checked (the schema allows no
   other field, so the context header is not there: its `section_path` holds the
   same structure);
-- `id_redirects_{c}.json`: every id of the previous `chunks_mode_b_{c}.json`
-  mapped to the id now covering the same text, or to null (`core.redirects`).
-  Without a previous export it is still written, with an empty map and
-  `"previous_generated": null`, so the set of files is always the same and a
-  stale map from an older build never survives.
+- `id_redirects_{c}.json`: every id ever exported in the corpus mapped to the
+  id now covering the same text, or to null, and the history of meanings it is
+  made from (`core.export.redirects.carry_history`). The first export writes
+  the current ids mapped to themselves and `"previous_generated": null`.
+
+The SDK file splits chunks on `<chunk_splitter>`, so that text inside a chunk or
+a source name is written `‹chunk_splitter›` (single guillemets, U+2039/U+203A)
+in the SDK line only; the corpus JSON and HEPilot files keep the text as it is.
+The ids concerned are returned (`CorpusExport.neutralised`) for a warning.
 
 Order is stable so exports diff cleanly: by source, then chunk type (parent,
 child, table_summary), then `chunk_index`, then id. Given the same chunks,
@@ -24,10 +28,10 @@ JSON differs only in `metadata.generated`.
 
 Crash safety: every chunk is validated while streaming into temp files; only
 when all four are complete are they renamed over the targets, the corpus JSON
-last. The redirect map is computed from the previous corpus JSON, so that file
-is the commit point: until it is replaced, a re-run computes the same
-redirects from the same previous export, and a crash between renames never
-loses the old -> new map.
+last. The redirect history resolves meanings by (id, text hash), so a re-run
+after a crash between renames finds the same targets whichever of the redirect
+file and the corpus JSON was replaced. `remove_leftover_temps` deletes the temp
+files of an export that was killed; call it while holding the export lock.
 """
 
 from __future__ import annotations
@@ -36,20 +40,22 @@ import json
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import Any, Mapping, Sequence, TextIO
 
 import jsonschema
 
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, CONTEXT_SEPARATOR, sdk_line, with_context
 from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, to_dict
-from pocket_assets.core.export.redirects import DEFAULT_MIN_OVERLAP, RedirectMap, RedirectStats, compute_redirects
+from pocket_assets.core.export.redirects import DEFAULT_MIN_OVERLAP, RedirectHistory, RedirectStats, carry_history
 
 SCHEMA_VERSION = "1.0"  # the corpus file format of seed SPEC-SCH-001 §5.1
 CHUNK_SCHEMA_FILE = "chunk.schema.json"
 HEPILOT_SCHEMA_FILE = "hepilot_chunk_output.schema.json"
 SDK_CHUNK_TYPES: tuple[str, ...] = ("child", "table_summary")  # what the phone embeds
 PREVIEW_LINES = 5
+# What `<chunk_splitter>` becomes in an SDK line: visible, and read back by `restore_splitter`.
+NEUTRAL_SPLITTER = "\u2039chunk_splitter\u203a"
 
 # Keys of CorpusExport.paths and .sizes.
 SDK_FILE = "sdk"
@@ -99,6 +105,8 @@ class CorpusExport:
     sizes: dict[str, int]
     redirect_stats: RedirectStats | None
     preview_lines: tuple[str, ...]
+    neutralised: tuple[str, ...] = ()  # ids whose SDK line had `<chunk_splitter>` neutralised
+    ambiguous_ids: tuple[str, ...] = ()  # ids that named different texts over builds (redirect to null)
 
 
 def export_paths(corpus: str, out_dir: Path) -> dict[str, Path]:
@@ -131,6 +139,7 @@ def write_corpus_exports(
     generated: str,
     schema_dir: Path,
     min_overlap: float = DEFAULT_MIN_OVERLAP,
+    notes: Mapping[str, Any] | None = None,
 ) -> CorpusExport:
     """Write the four files of one corpus; nothing is replaced unless every chunk is valid.
 
@@ -138,10 +147,11 @@ def write_corpus_exports(
     a PDF whose chunks are not passed in is absent from every file, and its old
     ids redirect to null. `generated` is the build timestamp written into the
     metadata (passed in so the library stays deterministic). `schema_dir` holds
-    `chunk.schema.json` and `hepilot_chunk_output.schema.json`.
+    `chunk.schema.json` and `hepilot_chunk_output.schema.json`. `notes` (e.g.
+    the stale and left-out PDFs) are added to the corpus JSON's metadata.
 
     Raises ExportError naming the chunk for a chunk of another corpus, a
-    duplicate id, a text holding `<chunk_splitter>`, or a schema violation.
+    duplicate id, or a schema violation (the caller keeps such chunks out).
     """
     ordered = export_order(chunks)
     _check_corpus_and_ids(corpus, ordered)
@@ -149,7 +159,7 @@ def write_corpus_exports(
     hepilot_validator = _load_validator(schema_dir / HEPILOT_SCHEMA_FILE, jsonschema.Draft202012Validator)
     paths = export_paths(corpus, out_dir)
     previous = read_corpus_json(paths[MODE_B_FILE])
-    redirect_map = _redirects_from(paths[MODE_B_FILE], previous, ordered, min_overlap) if previous else None
+    history = _history_from(paths, previous, ordered, min_overlap)
 
     with ExitStack() as stack:
         # Entered first, renamed last: the corpus JSON commits the export (module docstring).
@@ -162,11 +172,11 @@ def write_corpus_exports(
                 name: handles.enter_context(temp.open("w", encoding="utf-8", newline="\n"))
                 for name, temp in temps.items()
             }
-            preview = _write_sdk(files[SDK_FILE], ordered)
-            _write_corpus_json(files[MODE_B_FILE], corpus, generated, ordered, chunk_validator)
+            preview, neutralised = _write_sdk(files[SDK_FILE], ordered)
+            _write_corpus_json(files[MODE_B_FILE], corpus, generated, ordered, chunk_validator, notes or {})
             _write_hepilot(files[HEPILOT_FILE], ordered, hepilot_validator)
             previous_generated = previous["metadata"].get("generated") if previous else None
-            _write_redirects(files[REDIRECTS_FILE], corpus, generated, previous_generated, redirect_map, min_overlap)
+            _write_redirects(files[REDIRECTS_FILE], corpus, generated, previous_generated, history, min_overlap)
 
     counts = {"chunks": len(ordered), **{chunk_type: 0 for chunk_type in CHUNK_TYPES}}
     for chunk in ordered:
@@ -178,9 +188,29 @@ def write_corpus_exports(
         paths=paths,
         counts=counts,
         sizes={name: path.stat().st_size for name, path in paths.items()},
-        redirect_stats=redirect_map.stats if redirect_map else None,
+        redirect_stats=history.stats,
         preview_lines=preview,
+        neutralised=neutralised,
+        ambiguous_ids=history.ambiguous,
     )
+
+
+def remove_leftover_temps(out_dir: Path) -> list[Path]:
+    """Delete the hidden temp files (`.chunks_fr.txt.x1y2.tmp`, ...) a killed export left; returns them.
+
+    Only safe while no other export of `out_dir` runs: hold the export lock.
+    """
+    if not out_dir.is_dir():
+        return []
+    stems = ("chunks_", "id_redirects_")
+    leftovers = sorted(
+        path
+        for path in out_dir.glob(".*.tmp")
+        if path.is_file() and path.name[1:].startswith(stems)
+    )
+    for path in leftovers:
+        path.unlink(missing_ok=True)
+    return leftovers
 
 
 def read_corpus_json(path: Path) -> dict[str, Any] | None:
@@ -201,14 +231,33 @@ def read_corpus_json(path: Path) -> dict[str, Any] | None:
     return document
 
 
-def _redirects_from(
-    path: Path, previous: dict[str, Any], chunks: Sequence[ChunkRecord], min_overlap: float
-) -> RedirectMap:
+def _history_from(
+    paths: Mapping[str, Path], previous: dict[str, Any] | None, chunks: Sequence[ChunkRecord], min_overlap: float
+) -> RedirectHistory:
+    """The redirect history carried over from the last export's redirect file and corpus JSON."""
+    history = _read_history(paths[REDIRECTS_FILE])
     try:
-        return compute_redirects(previous["chunks"], chunks, min_overlap)
+        return carry_history(history, previous["chunks"] if previous else None, chunks, min_overlap)
     except (KeyError, TypeError, ValueError) as error:
-        reason = f"a previous chunk lacks a usable id, source, chunk_type or text ({error!r})"
-        raise ExportError(None, f"{path}: {reason}") from None
+        reason = f"a previous chunk lacks a usable id, source, chunk_type or text, or a redirect its id or hash ({error!r})"
+        raise ExportError(None, f"{paths[MODE_B_FILE]} / {paths[REDIRECTS_FILE]}: {reason}") from None
+
+
+def _read_history(path: Path) -> list[dict[str, Any]]:
+    """The meanings of a previous redirect file; an older file without `history` gives none.
+
+    An unreadable file is an error, not "no history": ignoring it would drop every old id.
+    """
+    if not path.exists():
+        return []
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise ExportError(None, f"{path}: previous redirect file is not valid JSON ({error})") from None
+    history = document.get("history", []) if isinstance(document, dict) else None
+    if not isinstance(history, list):
+        raise ExportError(None, f'{path}: previous redirect file has no "history" list')
+    return history
 
 
 def parse_sdk_file(path: Path, *, has_context: bool) -> list[SdkLine]:
@@ -225,6 +274,16 @@ def read_sdk_lines(path: Path) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+def neutralise_splitter(text: str) -> str:
+    """`<chunk_splitter>` -> `‹chunk_splitter›`: the SDK must never see a chunk start inside a chunk."""
+    return text.replace(CHUNK_SPLITTER, NEUTRAL_SPLITTER)
+
+
+def restore_splitter(text: str) -> str:
+    """The text an SDK line stood for (exact unless the PDF itself held `‹chunk_splitter›`)."""
+    return text.replace(NEUTRAL_SPLITTER, CHUNK_SPLITTER)
 
 
 def parse_sdk_line(line: str, *, has_context: bool) -> SdkLine:
@@ -274,21 +333,23 @@ def _validate(
         raise ExportError(chunk_id, f"invalid against {schema_name} at {where}: {error.message}")
 
 
-def _write_sdk(handle: TextIO, chunks: Sequence[ChunkRecord]) -> tuple[str, ...]:
-    """Returns the first lines, for the UI preview."""
+def _write_sdk(handle: TextIO, chunks: Sequence[ChunkRecord]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Returns the first lines (for the UI preview) and the ids whose line was neutralised."""
     preview: list[str] = []
+    neutralised: list[str] = []
     for chunk in chunks:
         if chunk.chunk_type not in SDK_CHUNK_TYPES:
             continue
         if any(CHUNK_SPLITTER in value for value in (chunk.text, chunk.source, chunk.context)):
-            raise ExportError(chunk.id, f"contains {CHUNK_SPLITTER}, which the Android SDK splits chunks on")
+            neutralised.append(chunk.id)
         if "|" in chunk.context or "\n" in chunk.context:
             raise ExportError(chunk.id, f"context header {chunk.context!r} holds '|' or a line break")
-        line = sdk_line(chunk.text, chunk.source, chunk.page, chunk.context)
+        text, source, context = (neutralise_splitter(value) for value in (chunk.text, chunk.source, chunk.context))
+        line = sdk_line(text, source, chunk.page, context)
         if len(preview) < PREVIEW_LINES:
             preview.append(line)
         handle.write(line + "\n")
-    return tuple(preview)
+    return tuple(preview), tuple(neutralised)
 
 
 def _write_corpus_json(
@@ -297,6 +358,7 @@ def _write_corpus_json(
     generated: str,
     chunks: Sequence[ChunkRecord],
     validator: jsonschema.protocols.Validator,
+    notes: Mapping[str, Any],
 ) -> None:
     """Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\\n"`."""
     metadata = {
@@ -304,6 +366,7 @@ def _write_corpus_json(
         "generated": generated,
         "total_chunks": len(chunks),
         "schema_version": SCHEMA_VERSION,
+        **notes,
     }
     handle.write('{\n  "metadata": ' + _indented(metadata, 2) + ',\n  "chunks": [')
     for position, chunk in enumerate(chunks):
@@ -351,11 +414,15 @@ def _write_redirects(
     corpus: str,
     generated: str,
     previous_generated: str | None,
-    redirect_map: RedirectMap | None,
+    history: RedirectHistory,
     min_overlap: float,
 ) -> None:
-    """Without a previous export: an empty map, zero counts and a null share (nothing was redirected)."""
-    stats = redirect_map.stats if redirect_map else None
+    """The plain map, its counts, and the history it is made from (read back by the next export).
+
+    The stats are those of the re-key from the previous export (zero and a null
+    share without one); `ever_exported` and `ambiguous` count the whole history.
+    """
+    stats = history.stats
     metadata = {
         "corpus": corpus,
         "generated": generated,
@@ -367,6 +434,12 @@ def _write_redirects(
         "one_to_one": stats.one_to_one if stats else 0,
         "one_to_one_share": stats.one_to_one_share if stats else None,
         "min_overlap": min_overlap,
+        "ever_exported": len(history.redirects),
+        "ambiguous": len(history.ambiguous),
     }
-    document = {"metadata": metadata, "redirects": redirect_map.redirects if redirect_map else {}}
+    document = {
+        "metadata": metadata,
+        "redirects": history.redirects,
+        "history": [to_dict(meaning) for meaning in history.meanings],
+    }
     handle.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")

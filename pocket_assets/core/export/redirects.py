@@ -17,6 +17,14 @@ Matching is done per (source, chunk_type), never across documents or types:
    is at least `min_overlap`;
 
 otherwise the old id maps to None (its text is gone, e.g. its PDF was removed).
+
+`carry_history` keeps every id ever exported, not only the previous build's:
+the redirect file holds one entry per *meaning* (an id and the hash of the
+text it named when exported) with where that text is now. Ids are positional,
+so one id can name different texts in different builds; an id whose meanings
+now lead to different places maps to None in the plain map (never silently to
+another text), and its meanings stay in the history for a caller that kept the
+chunk's `hash`.
 """
 
 from __future__ import annotations
@@ -54,6 +62,91 @@ class RedirectStats:
 class RedirectMap:
     redirects: dict[str, str | None]  # in the previous export's order
     stats: RedirectStats
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """One id as it was once exported (`hash` of the text it named) and where that text is now."""
+
+    id: str
+    hash: str
+    to: str | None
+    to_hash: str | None
+
+
+@dataclass(frozen=True)
+class RedirectHistory:
+    """Every meaning ever exported, the plain id -> id map made from it, and the last re-key's stats."""
+
+    meanings: tuple[Meaning, ...]  # sorted by (id, hash)
+    redirects: dict[str, str | None]  # every id ever exported, sorted
+    ambiguous: tuple[str, ...]  # ids whose meanings lead to different places (mapped to None)
+    stats: RedirectStats | None  # of the previous export's ids; None without a previous export
+
+
+def carry_history(
+    history: Sequence[Mapping[str, Any]],
+    previous: Sequence[Mapping[str, Any]] | None,
+    current: Sequence[ChunkRecord],
+    min_overlap: float = DEFAULT_MIN_OVERLAP,
+) -> RedirectHistory:
+    """The history after this export, from the last one's (`history`: Meaning dicts) and its chunks.
+
+    A meaning resolves, in order: to itself if the current export holds the same
+    id with the same text; to its recorded target if that target (id and text)
+    is still there; through `compute_redirects` if its target is a chunk of the
+    previous export; else to None. Matching by (id, hash) rather than by the
+    previous export alone makes the result the same whether or not a crashed
+    export replaced the redirect file before the corpus JSON.
+    """
+    last = compute_redirects(previous, current, min_overlap) if previous is not None else None
+    now = {chunk.id: chunk.hash for chunk in current}
+    before = {str(row["id"]): row.get("hash") or content_hash(row["text"]) for row in previous or ()}
+
+    def resolve(chunk_id: str, text_hash: str, to: str | None, to_hash: str | None) -> Meaning:
+        if now.get(chunk_id) == text_hash:
+            return Meaning(chunk_id, text_hash, chunk_id, text_hash)
+        if to is not None and now.get(to) == to_hash:
+            return Meaning(chunk_id, text_hash, to, to_hash)
+        if to is not None and last is not None and before.get(to) == to_hash:
+            target = last.redirects.get(to)
+            return Meaning(chunk_id, text_hash, target, now[target] if target else None)
+        return Meaning(chunk_id, text_hash, None, None)
+
+    meanings: dict[tuple[str, str], Meaning] = {}
+    for row in history:
+        key = (str(row["id"]), str(row["hash"]))
+        meanings[key] = resolve(*key, row.get("to"), row.get("to_hash"))
+    for chunk_id, text_hash in before.items():
+        meanings.setdefault((chunk_id, text_hash), resolve(chunk_id, text_hash, chunk_id, text_hash))
+    for chunk_id, text_hash in now.items():
+        meanings.setdefault((chunk_id, text_hash), Meaning(chunk_id, text_hash, chunk_id, text_hash))
+
+    targets: dict[str, set[str | None]] = defaultdict(set)
+    for (chunk_id, _), meaning in meanings.items():
+        targets[chunk_id].add(meaning.to)
+    redirects = {chunk_id: next(iter(ends)) if len(ends) == 1 else None for chunk_id, ends in sorted(targets.items())}
+    return RedirectHistory(
+        meanings=tuple(meanings[key] for key in sorted(meanings)),
+        redirects=redirects,
+        ambiguous=tuple(chunk_id for chunk_id, ends in sorted(targets.items()) if len(ends) > 1),
+        stats=last.stats if last else None,
+    )
+
+
+def resolve_redirect(document: Mapping[str, Any], chunk_id: str, text_hash: str | None = None) -> str | None:
+    """Where a cited chunk is now, from an `id_redirects_*.json` document.
+
+    With the `hash` the chunk had when it was cited, the answer is exact even for
+    an id that named different texts over builds; without it, the plain map
+    (None for such an id, and for an id never exported).
+    """
+    if text_hash is not None:
+        for meaning in document.get("history", ()):
+            if meaning["id"] == chunk_id and meaning["hash"] == text_hash:
+                return meaning["to"]
+        return None
+    return document.get("redirects", {}).get(chunk_id)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ from pocket_assets.core.evaluation.retrieval import (
     load_gold,
     passages_from_export,
 )
-from pocket_assets.core.records import CORPORA
 from pocket_assets.defs.assets.export import android_export
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, EvaluationResource, TokenizerResource
@@ -36,7 +35,9 @@ from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, Evalu
 
 def _exported_passages(paths: CorpusPaths, document_prompt: str) -> list[Passage]:
     return [
-        passage for corpus in CORPORA for passage in passages_from_export(paths.output_path, corpus, document_prompt)
+        passage
+        for corpus in paths.corpus_names
+        for passage in passages_from_export(paths.output_path, corpus, document_prompt)
     ]
 
 

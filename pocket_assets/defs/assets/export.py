@@ -1,6 +1,13 @@
-"""Export: the files the phone and other tools read, per corpus, from every validated PDF."""
+"""Export: the files the phone and other tools read, per corpus, from every PDF that has good chunks.
+
+One PDF never blocks the others (issue 14): a PDF whose latest chunks failed
+ships its last good ones, listed as stale, or is left out, listed; a PDF whose
+chunk ids collide with another's is left out, named. `paths.export_strict`
+refuses the whole export instead while any PDF is in one of those lists.
+"""
 
 from datetime import datetime, timezone
+from typing import Any, Sequence
 
 from dagster import (
     AssetCheckResult,
@@ -13,14 +20,26 @@ from dagster import (
     asset,
 )
 
-from pocket_assets.core.export.corpus_files import write_corpus_exports
-from pocket_assets.runstate.export_selection import read_validated_chunks, select_for_export
-from pocket_assets.core.pdf import discover_pdfs
-from pocket_assets.core.records import CORPORA
+from pocket_assets.core.export.corpus_files import (
+    CorpusExport,
+    ExportError,
+    remove_leftover_temps,
+    write_corpus_exports,
+)
+from pocket_assets.core.pdf import corpus_of
 from pocket_assets.core.quality.validation import validate_corpus_ids
+from pocket_assets.core.records import ChunkRecord
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
-from pocket_assets.runstate.stages import EXPORTED
+from pocket_assets.runstate.export_lock import export_lock
+from pocket_assets.runstate.export_selection import read_validated_chunks, select_for_export
+from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
+from pocket_assets.runstate.stages import EXPORTED, STAGES
+from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
+
+CORPUS_IDS_CHECK = "corpus_ids_unique"
+# How each PDF went into the export, in its `android_export` manifest (read by the build command).
+SHIPPED_FRESH, SHIPPED_STALE, LEFT_OUT = STATUS_OK, "stale", "left_out"
 
 
 @asset(
@@ -31,49 +50,205 @@ from pocket_assets.runstate.stages import EXPORTED
     deps=[EXPORTED.name],
     check_specs=[
         AssetCheckSpec(
-            "corpus_ids_unique", asset="android_export", description="Chunk ids unique across the whole corpus."
+            CORPUS_IDS_CHECK,
+            asset="android_export",
+            description="Chunk ids unique across the whole corpus; a PDF whose ids collide with another's is left out.",
         )
     ],
-    description="Per corpus (fr, intl): chunks_{corpus}.txt for the Google AI Edge RAG SDK, "
-    "chunks_mode_b_{corpus}.json, chunks_{corpus}.hepilot.jsonl and id_redirects_{corpus}.json. "
-    "Refused while any PDF's latest chunks fail their gates; a PDF removed from the folder disappears.",
+    description="Per corpus: chunks_{corpus}.txt for the Google AI Edge RAG SDK, chunks_mode_b_{corpus}.json, "
+    "chunks_{corpus}.hepilot.jsonl and id_redirects_{corpus}.json, from every PDF with good chunks. A PDF whose "
+    "latest chunks failed ships its last good ones (listed as stale) or is left out (listed); strict export "
+    "(POCKET_ASSETS_EXPORT_STRICT) refuses instead. A PDF removed from the folder disappears.",
 )
 def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: GatesResource) -> MaterializeResult:
     store = paths.store()
-    selection = select_for_export(store, discover_pdfs(paths.raw_path))
-    if selection.refused:
+    scan = paths.scan()
+    selection = select_for_export(store, scan.keys)
+    chunks_by_key = {key: read_validated_chunks(store, [key]) for key in selection.shipped}
+    id_report = validate_corpus_ids(
+        gates.gates(paths.expectations_path), [chunk for chunks in chunks_by_key.values() for chunk in chunks]
+    )
+    collisions = _colliding_pdfs(chunks_by_key)
+    for key, _ in collisions:
+        del chunks_by_key[key]
+    stale = dict(selection.stale)
+    left_out = dict(selection.excluded + collisions)
+    problems = sorted({**stale, **left_out}.items())
+    run_id = context.run.run_id
+    if paths.export_strict and problems:
+        _record(store, run_id, {key: (LEFT_OUT, f"export refused (strict): {why}", []) for key, why in problems})
         raise Failure(
-            description="Export refused: these PDFs failed their gates; fix them or remove them from the folder. "
-            + " / ".join(f"{key}: {reason}" for key, reason in selection.refused),
+            description="Export refused (strict export): "
+            + " / ".join(f"{key}: {why}" for key, why in problems)
+            + ". Fix or remove these PDFs, or turn strict export off to ship the others."
         )
-    chunks = read_validated_chunks(store, selection.included)
-    id_report = validate_corpus_ids(gates.gates(paths.expectations_path), chunks)
-    if not id_report.passed:
-        raise Failure(description=f"Export refused: duplicate chunk ids across the corpus: {id_report.failures()}")
+
     generated = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    metadata: dict = {"pdfs_exported": len(selection.included), "pdfs_excluded": len(selection.excluded)}
-    if selection.excluded:
-        metadata["excluded"] = MetadataValue.md("\n".join(f"- {key}: {why}" for key, why in selection.excluded))
-    for corpus in CORPORA:
-        export = write_corpus_exports(
-            corpus, [c for c in chunks if c.corpus == corpus], paths.output_path, generated, paths.expectations_path
-        )
-        metadata.update({f"{corpus}_{name}": count for name, count in export.counts.items()})
-        metadata.update({f"{corpus}_{name}_bytes": size for name, size in export.sizes.items()})
-        metadata.update({f"{corpus}_{name}_file": MetadataValue.path(str(path)) for name, path in export.paths.items()})
-        metadata[f"{corpus}_sdk_preview"] = MetadataValue.md("```\n" + "\n".join(export.preview_lines) + "\n```")
-        if export.redirect_stats is not None:
-            metadata[f"{corpus}_redirect_one_to_one_share"] = export.redirect_stats.one_to_one_share
-    for key, why in selection.excluded:
-        context.log.warning(f"not exported: {key}: {why}")
+    metadata: dict[str, Any] = {}
+    warnings: dict[str, list[str]] = {key: [] for key in scan.keys}
+    with export_lock(paths.output_path):
+        leftovers = remove_leftover_temps(paths.output_path)
+        for corpus in paths.corpus_names:
+            keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]
+            export = _write_corpus(paths, corpus, keys, generated, chunks_by_key, stale, left_out)
+            _note_neutralised(export.neutralised, chunks_by_key, warnings)
+            metadata.update(_corpus_metadata(export))
+    _record(store, run_id, _export_states(scan.keys, stale, left_out, warnings))
+    metadata.update(pdfs_exported=len(chunks_by_key), pdfs_stale=len(stale), pdfs_left_out=len(left_out))
+
+    sentences = {
+        "stale": [f"{key}: {why}" for key, why in sorted(stale.items())],
+        "left_out": [f"{key}: {why}" for key, why in sorted(left_out.items())],
+        "warnings": [f"{key}: {note}" for key in scan.keys for note in pdf_warnings(store, key, STAGES) + warnings[key]],
+        "not_built": [why for _, why in scan.refused + scan.ignored],
+        "leftover_temps_removed": [path.name for path in leftovers],
+    }
+    for name, lines in sentences.items():
+        if lines:
+            metadata[name] = MetadataValue.md("\n".join(f"- {line}" for line in lines))
+            for line in lines:
+                context.log.warning(f"{name}: {line}")
     return MaterializeResult(
         metadata=metadata,
         check_results=[
             AssetCheckResult(
-                check_name="corpus_ids_unique",
-                passed=True,
+                check_name=CORPUS_IDS_CHECK,
+                passed=id_report.passed,
                 severity=AssetCheckSeverity.ERROR,
-                metadata={"chunks": len(chunks)},
+                metadata={
+                    "chunks": id_report.chunk_count,
+                    "duplicates": MetadataValue.md(
+                        "\n".join(
+                            f"- {result.expectation}: {result.unexpected_count} duplicate(s), first "
+                            + ", ".join(chunk_id for chunk_id, _ in result.offending[:5])
+                            for result in id_report.failures()
+                        )
+                        or "none"
+                    ),
+                    "pdfs_left_out": MetadataValue.md("\n".join(f"- {k}: {w}" for k, w in collisions) or "none"),
+                },
             )
         ],
     )
+
+
+def _write_corpus(
+    paths: CorpusPaths,
+    corpus: str,
+    keys: Sequence[str],
+    generated: str,
+    chunks_by_key: dict[str, list[ChunkRecord]],
+    stale: dict[str, str],
+    left_out: dict[str, str],
+) -> CorpusExport:
+    """Write one corpus; a chunk the export refuses (e.g. invalid against the HEPilot schema, which is
+    not a per-PDF gate) leaves its PDF out, named, and the corpus is written again without it.
+
+    Nothing is replaced until every chunk is valid, so a retry starts from the same previous export.
+    Strict export refuses instead.
+    """
+    while True:
+        chunks = [chunk for key in keys for chunk in chunks_by_key.get(key, ())]
+        notes = _corpus_notes(keys, chunks_by_key, stale, left_out)
+        try:
+            return write_corpus_exports(
+                corpus, chunks, paths.output_path, generated, paths.expectations_path, notes=notes
+            )
+        except ExportError as error:
+            culprit = next((k for k in keys if any(c.id == error.chunk_id for c in chunks_by_key.get(k, ()))), None)
+            if culprit is None or paths.export_strict:
+                raise Failure(description=f"Export of corpus {corpus} refused: {error}") from None
+            left_out[culprit] = f"left out, its chunk cannot be exported: {error}; fix the PDF or report it"
+            stale.pop(culprit, None)
+            del chunks_by_key[culprit]
+
+
+def _colliding_pdfs(chunks_by_key: dict[str, list[ChunkRecord]]) -> tuple[tuple[str, str], ...]:
+    """PDFs whose chunk ids another PDF (earlier in key order) already holds: left out, both named.
+
+    Sources keep the subfolder (`core.pdf.source_name`), so this takes names that
+    only normalisation makes equal, e.g. `fr/a.PDF` beside `fr/a.pdf`.
+    """
+    owner: dict[str, str] = {}
+    collisions = []
+    for key in sorted(chunks_by_key):
+        ids = {chunk.id for chunk in chunks_by_key[key]}
+        clash = sorted(chunk_id for chunk_id in ids if chunk_id in owner)
+        if clash:
+            other = owner[clash[0]]
+            collisions.append(
+                (
+                    key,
+                    f"left out, its chunk ids collide with those of {other} (same source name "
+                    f"{chunks_by_key[key][0].source!r} once normalised, e.g. {clash[0]}); rename one of the two files",
+                )
+            )
+            continue
+        owner.update((chunk_id, key) for chunk_id in ids)
+    return tuple(collisions)
+
+
+def _corpus_notes(
+    keys: Sequence[str], chunks_by_key: dict[str, list[ChunkRecord]], stale: dict[str, str], left_out: dict[str, str]
+) -> dict[str, list[dict[str, str]]]:
+    """The corpus JSON's `stale` and `left_out` lists, for the PDFs of one corpus (empty lists when none)."""
+    return {
+        "stale": [
+            {"pdf": key, "source": chunks_by_key[key][0].source if chunks_by_key.get(key) else "", "reason": stale[key]}
+            for key in keys
+            if key in stale
+        ],
+        "left_out": [{"pdf": key, "reason": left_out[key]} for key in keys if key in left_out],
+    }
+
+
+def _note_neutralised(
+    chunk_ids: Sequence[str], chunks_by_key: dict[str, list[ChunkRecord]], warnings: dict[str, list[str]]
+) -> None:
+    wanted = set(chunk_ids)
+    for key, chunks in chunks_by_key.items():
+        hits = [chunk.id for chunk in chunks if chunk.id in wanted]
+        if hits:
+            warnings[key].append(
+                f"{len(hits)} SDK line(s) held the text <chunk_splitter>, written ‹chunk_splitter› so the SDK "
+                f"does not split there (first {hits[0]})"
+            )
+
+
+ExportState = tuple[str, str | None, list[str]]  # (status, reason, warnings)
+
+
+def _export_states(
+    keys: Sequence[str], stale: dict[str, str], left_out: dict[str, str], warnings: dict[str, list[str]]
+) -> dict[str, ExportState]:
+    states: dict[str, ExportState] = {}
+    for key in keys:
+        if key in left_out:
+            states[key] = (LEFT_OUT, left_out[key], warnings[key])
+        elif key in stale:
+            states[key] = (SHIPPED_STALE, stale[key], warnings[key])
+        else:
+            states[key] = (SHIPPED_FRESH, None, warnings[key])
+    return states
+
+
+def _record(store: PartitionStore, run_id: str, states: dict[str, ExportState]) -> None:
+    """One `android_export` manifest per PDF: how it went into this export (the build command reads them)."""
+    for key, (status, reason, warnings) in states.items():
+        store.write_manifest(
+            PartitionManifest(
+                asset=EXPORT.name, partition_key=key, status=status, reason=reason, run_id=run_id, extra={"warnings": warnings}
+            )
+        )
+
+
+def _corpus_metadata(export: CorpusExport) -> dict[str, Any]:
+    corpus = export.corpus
+    metadata: dict[str, Any] = {f"{corpus}_{name}": count for name, count in export.counts.items()}
+    metadata.update({f"{corpus}_{name}_bytes": size for name, size in export.sizes.items()})
+    metadata.update({f"{corpus}_{name}_file": MetadataValue.path(str(path)) for name, path in export.paths.items()})
+    metadata[f"{corpus}_sdk_preview"] = MetadataValue.md("```\n" + "\n".join(export.preview_lines) + "\n```")
+    if export.redirect_stats is not None:
+        metadata[f"{corpus}_redirect_one_to_one_share"] = export.redirect_stats.one_to_one_share
+    metadata[f"{corpus}_redirect_ambiguous_ids"] = len(export.ambiguous_ids)
+    return metadata

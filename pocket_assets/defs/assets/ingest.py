@@ -7,6 +7,7 @@ from typing import Iterator
 from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue
 
 from pocket_assets.core.extract import extract_pages
+from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.records import to_dict
 from pocket_assets.defs.partitions import pdf_asset
@@ -14,6 +15,7 @@ from pocket_assets.defs.pdf_errors import extraction_of
 from pocket_assets.defs.pdf_workers import WorkersResource
 from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
 from pocket_assets.defs.resources import CorpusPaths, ExtractionResource, stage_settings
+from pocket_assets.runstate.pdf_notes import pages_without_text, text_warning
 from pocket_assets.runstate.stages import PAGES, RAW_PDF
 
 READABLE_PDF = "readable_pdf"
@@ -37,7 +39,7 @@ _BLOCK_COUNTS = {"heading": "headings", "table": "tables", "code": "code_blocks"
 )
 def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> Iterator[MaterializeResult]:
     def build(key: str) -> StageOutput:
-        identity = inspect_pdf(paths.raw_path / key, key)
+        identity = inspect_pdf(paths.raw_path / key, key, paths.corpus_names)
         return StageOutput(
             rows=[to_dict(identity)],
             source_sha256=identity.sha256,
@@ -71,10 +73,20 @@ def pages(
         text_chars = sum(len(page.text) for page in records)
         warnings = [f"p{page.page}: {warning}" for page in records for warning in page.warnings]
         kinds = Counter(block.kind for page in records for block in page.blocks)
+        blank = [page for page in records if not page.text.strip()]
+        textless = pages_without_text(
+            [page.page for page in blank if IMAGE_ONLY_WARNING in page.warnings],
+            [page.page for page in blank if IMAGE_ONLY_WARNING not in page.warnings],
+        )
+        text_note = text_warning(textless, len(records))
+        if text_note:
+            context.log.warning(f"{key}: {text_note}")
         return StageOutput(
             rows=[to_dict(page) for page in records],
             source_sha256=source,
+            extra=textless,
             metadata={
+                "pages_without_text": MetadataValue.md(text_note or "none"),
                 "page_count": len(records),
                 "characters": text_chars,
                 "empty_pages": sum(1 for page in records if not page.text.strip()),

@@ -3,7 +3,8 @@
 Three checks (Great Expectations suites, the chunk JSON Schema, page and text
 coverage) judge each PDF. A PDF that fails keeps its last good
 `validated_chunks` file, shows failed in the Partitions tab, and carries its
-findings on its materialization; the others go on to the export. Each check
+findings on its materialization; the others go on to the export, which ships the failing PDF's last good chunks
+as stale (issue 14). Each check
 gives the corpus-level view: which PDFs currently fail that gate (whichever run
 last judged them), with the offending chunks' ids, pages and the start of their
 text. The checks do not block: one PDF must not stop the others' export; the
@@ -77,7 +78,8 @@ _FAILED_COUNT_NAMES = {
         )
     ],
     description="Parents, children and table summaries of a PDF that passed every gate; only these are exported. "
-    "A PDF failing a gate keeps its previous good file, shows failed with its findings, and fails the run.",
+    "A PDF failing a gate keeps its previous good file (the export ships it as stale), shows failed with its "
+    "findings, and fails the run.",
 )
 def validated_chunks(
     context: AssetExecutionContext,
