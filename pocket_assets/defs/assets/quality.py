@@ -47,7 +47,7 @@ from pocket_assets.defs.resources import (
     stage_settings,
 )
 from pocket_assets.runstate.stages import CHUNK_STAGES, PAGES, VALIDATED_CHUNKS
-from pocket_assets.runstate.storage import STATUS_FAILED, PartitionStore
+from pocket_assets.runstate.storage import STATUS_FAILED, PartitionStore, stage_file_stem
 
 FINDINGS = "gate_failures"  # the manifest's `extra` entry holding a PDF's findings
 # What each gate's failures are, for its count in the check metadata.
@@ -110,7 +110,7 @@ def validated_chunks(
         chunks, page_records = read(key)
         report = validated(key)
         report_path = write_report_html(
-            paths.output_path / "reports" / "validation" / f"{key}.html", [report], f"Validation report, {key}"
+            paths.output_path / "reports" / "validation" / f"{stage_file_stem(key)}.html", [report], f"Validation report, {key}"
         )
         findings = gate_findings(report, chunks, page_records)
         metadata = {
