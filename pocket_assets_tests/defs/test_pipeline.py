@@ -87,5 +87,5 @@ def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) ->
     assert metadata["questions"].value >= 20
     assert 0.6 <= metadata["bm25_hit@10"].value <= 1.0
     assert metadata["bm25_mrr"].value <= metadata["bm25_hit@10"].value
-    assert metadata["chunker_version"].value == "pocket-hier-v1"
+    assert metadata["chunker_version"].value == "pocket-hier-v2"
     assert len(metadata["per_question"].value.records) == metadata["questions"].value

@@ -209,7 +209,8 @@ class _Planner:
         return self._join_short(windows, budget, budget + slack)
 
     def _join_short(self, windows: list[Span], budget: int, limit: int) -> list[Span]:
-        """Windows shorter than `min_chars` join the previous window, else the next, when the union fits `limit`.
+        """Windows shorter than `min_chars` join the previous window (the next first if led by a heading),
+        when the union fits `limit`.
 
         When neither union fits (the neighbour is a nearly full table or code block), the short window
         grows over its neighbour's text instead, as an overlap, until it reaches `min_chars`.
@@ -220,17 +221,26 @@ class _Planner:
             if end - start >= self.min_chars or len(windows) == 1:
                 index += 1
                 continue
-            if index > 0 and self.token_count(windows[index - 1][0], end) <= limit:
+            with_previous = index > 0 and self.token_count(windows[index - 1][0], end) <= limit
+            with_next = index + 1 < len(windows) and self.token_count(start, windows[index + 1][1]) <= limit
+            if with_previous and not (with_next and self._opens_with_heading(start)):
                 index -= 1
                 windows[index : index + 2] = [(windows[index][0], end)]
                 self.joined.add(windows[index])  # checked again, like a union with the next window
-            elif index + 1 < len(windows) and self.token_count(start, windows[index + 1][1]) <= limit:
+            elif with_next:
                 windows[index : index + 2] = [(start, windows[index + 1][1])]
                 self.joined.add(windows[index])  # checked again: a union of two short windows may be short
             else:
                 windows[index] = self._grown(windows, index, budget)
                 index += 1
         return windows
+
+    def _opens_with_heading(self, position: int) -> bool:
+        """A fragment led by a heading belongs with what follows it, where that fits."""
+        positions = self.layout.break_positions
+        index = bisect.bisect_left(positions, position)
+        found = index < len(positions) and positions[index] == position
+        return found and self.layout.break_strengths[index] == Boundary.HEADING
 
     def _grown(self, windows: list[Span], index: int, budget: int) -> Span:
         """A short window widened to `min_chars`: back to the latest break (else word) before it, else forward."""

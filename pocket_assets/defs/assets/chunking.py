@@ -4,7 +4,7 @@ The assets' code version is the chunker version plus the policy hash, so a
 chunker bump or a policy change marks every PDF stale in the UI.
 """
 
-from typing import Any
+from typing import Any, Sequence
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
@@ -45,7 +45,7 @@ def _load_document(store: PartitionStore, key: str) -> tuple[PdfIdentity, tuple[
 # Children made alongside parents in this process, waiting for the `children` step of the same
 # run: parents and children come from one chunking pass. Each entry is taken once; a `children`
 # step in another process (or after a parents-only run) chunks again and checks the parents match.
-_CHILDREN_HANDOFF: dict[tuple, tuple[ChunkRecord, ...]] = {}
+_CHILDREN_HANDOFF: dict[tuple, ChunkedDocument] = {}
 
 
 def _chunk(store: PartitionStore, key: str, policy: ChunkPolicy, piece_tokens: PieceTokens) -> ChunkedDocument:
@@ -60,13 +60,20 @@ def _handoff_key(store: PartitionStore, key: str, policy: ChunkPolicy, tokenizer
     return (str(store.root), key, pages_manifest.run_id if pages_manifest else "", policy, tokenizer)
 
 
-def _chunk_output(chunks: tuple[ChunkRecord, ...], sha256: str, **extra_metadata: Any) -> StageOutput:
+def _chunk_output(
+    chunks: tuple[ChunkRecord, ...], sha256: str, warnings: Sequence[str] = (), **extra_metadata: Any
+) -> StageOutput:
+    """`warnings` (text left out as below the minimum) go to the UI and to the manifest, for the CLI."""
+    if warnings:
+        extra_metadata.update(
+            text_below_minimum=len(warnings), warnings=MetadataValue.md("\n".join(f"- {w}" for w in warnings))
+        )
     return StageOutput(
         rows=[to_dict(chunk) for chunk in chunks],
         schema=CHUNK_SCHEMA,
         source_sha256=sha256,
         metadata={**chunk_metadata(chunks), **extra_metadata},
-        extra={"policy_hash": chunks[0].policy_hash if chunks else None},
+        extra={"policy_hash": chunks[0].policy_hash if chunks else None, "warnings": list(warnings)},
     )
 
 
@@ -86,7 +93,7 @@ def parents(
 
     def build(key: str) -> StageOutput:
         chunked = _chunk(store, key, policy, piece_tokens)
-        _CHILDREN_HANDOFF[_handoff_key(store, key, policy, tokenizer.name)] = chunked.children
+        _CHILDREN_HANDOFF[_handoff_key(store, key, policy, tokenizer.name)] = chunked
         return _chunk_output(chunked.parents, store.manifest("pages", key).source_sha256)
 
     return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
@@ -113,10 +120,10 @@ def children(
             chunked = _chunk(store, key, policy, piece_tokens)
             if chunked.parents != stored_parents:
                 raise RuntimeError(f"{key}: stored parents come from another chunking; materialize parents first")
-            made = chunked.children
-        return _chunk_output(made, store.manifest("pages", key).source_sha256)
+            made = chunked
+        return _chunk_output(made.children, store.manifest("pages", key).source_sha256, made.warnings)
 
-    return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
+    return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks", "text_below_minimum"))
 
 
 @pdf_asset(
