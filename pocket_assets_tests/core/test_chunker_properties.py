@@ -145,6 +145,10 @@ def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
                 for c in children
                 if c.char_start < end and start < c.char_end and not (c.char_start <= start and end <= c.char_end)
             ]
+            # ...or when a fragment shorter than the minimum after it grew back over its last rows, the
+            # table staying whole in another child.
+            held_whole = any(c.char_start <= start and end <= c.char_end for c in children)
+            partial = [c for c in partial if not (held_whole and len(text[end : c.char_end].strip()) < policy.min_chars)]
             if partial:
                 whole = counter.count(text[start:end]) + counter.count(" " + "[Source: sample.pdf, Page 9]")
                 assert whole > policy.child_tokens - 4 or whole > policy.max_tokens - 8, text[start:end]

@@ -251,14 +251,22 @@ class _Planner:
         return start, self._end_reaching(start + self.min_chars, windows[index + 1][1])
 
     def _start_reaching(self, floor: int, latest: int, budget: int) -> int:
-        """The latest usable break in [floor, latest], else word start outside a fitting atomic, else `floor`."""
+        """The latest break in [floor, latest], else word start, else `floor`.
+
+        A break the window may not cut at (a row of a table that fits a window) is taken only when no other
+        is there: the table stays whole in the neighbour, this window repeats its last rows as overlap.
+        """
         positions = self.layout.break_positions
+        backup = None
         for index in range(bisect.bisect_right(positions, latest) - 1, bisect.bisect_left(positions, floor) - 1, -1):
             if self._usable(index, budget):
                 return positions[index]
+            backup = positions[index] if backup is None else backup
+        if backup is not None:
+            return backup
         text = self.text
         for position in range(latest, floor - 1, -1):
-            if text[position - 1].isspace() and not text[position].isspace() and self._atomic_at(position) < 0:
+            if text[position - 1].isspace() and not text[position].isspace():
                 return position
         return floor
 
