@@ -14,7 +14,7 @@ def test_policy_hash_is_stable_and_sensitive_to_every_field() -> None:
         dataclasses.replace(policy, child_tokens=400).policy_hash,
         dataclasses.replace(policy, page_mode="span").policy_hash,
         dataclasses.replace(policy, tokenizer="other").policy_hash,
-        dataclasses.replace(policy, chunker_version="pocket-hier-v2").policy_hash,
+        dataclasses.replace(policy, chunker_version="pocket-hier-v3").policy_hash,
     }
     assert policy.policy_hash not in changed and len(changed) == 4
 

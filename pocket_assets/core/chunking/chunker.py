@@ -124,6 +124,7 @@ def chunk_document(
         raise ValueError(
             f"max_tokens={policy.max_tokens} leaves no room for text after the citation and document prompt"
         )
+    planner.joined.clear()  # a parent that took in a short fragment does not loosen its children's target
     child_plan = _plan_within_limits(
         planner,
         [span for span, _ in parent_windows],
