@@ -11,6 +11,8 @@ import blake3
 
 CHUNKER_VERSION = "pocket-hier-v2"
 PAGE_MODES: tuple[str, ...] = ("span", "pdf-page-v1")
+# What the header in front of an embedded chunk holds (core/chunking/context.py).
+CONTEXT_HEADERS: tuple[str, ...] = ("none", "title", "title+section")
 
 
 @dataclass(frozen=True)
@@ -18,8 +20,12 @@ class ChunkPolicy:
     """Sizes are hard limits in tokens of the configured tokenizer.
 
     `max_tokens` caps what the phone embeds: a child's or summary's export line
-    content (text plus its `[Source: ..., Page N]` citation) with the
-    `document_prompt` in front of it. Parents are capped by `parent_tokens`.
+    content (context header, text and its `[Source: ..., Page N]` citation) with
+    the `document_prompt` in front of it. Parents are capped by `parent_tokens`.
+    `context_header` says what the header holds (`none`, the document `title`,
+    or `title+section`: title > section path > article), and
+    `context_max_tokens` bounds it (and a quarter of `max_tokens`), so a deep
+    section path cannot crowd out the text.
     """
 
     chunker_version: str = CHUNKER_VERSION
@@ -35,6 +41,8 @@ class ChunkPolicy:
     min_chars: int = 50
     tokenizer: str = "gemma3"
     document_prompt: str = ""
+    context_header: str = "title+section"
+    context_max_tokens: int = 40
 
     def __post_init__(self) -> None:
         if self.page_mode not in PAGE_MODES:
@@ -51,6 +59,15 @@ class ChunkPolicy:
             raise ValueError("children must not be larger than their parents")
         if self.max_tokens < 32:
             raise ValueError(f"max_tokens must be at least 32, got {self.max_tokens}")
+        if self.context_header not in CONTEXT_HEADERS:
+            raise ValueError(f"context_header must be one of {CONTEXT_HEADERS}, got {self.context_header!r}")
+        if self.context_max_tokens < 4:
+            raise ValueError(f"context_max_tokens must be at least 4, got {self.context_max_tokens}")
+
+    @property
+    def header_tokens(self) -> int:
+        """The header's bound in force: `context_max_tokens`, and never more than a quarter of the cap."""
+        return 0 if self.context_header == "none" else min(self.context_max_tokens, self.max_tokens // 4)
 
     def canonical_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True, separators=(",", ":"), ensure_ascii=False)

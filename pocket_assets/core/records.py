@@ -111,6 +111,12 @@ class ChunkRecord:
     content_features: ContentFeatures
     chunker_version: str
     policy_hash: str
+    # What the phone embeds before the text (core/chunking/context.py); "" for parents, which are
+    # not embedded, and with `context_header = none`.
+    context: str = ""
+    # Tokens of the whole embedded string (prompt, context, text, citation: embed_text.text_to_embed);
+    # 0 for parents. The gates check it against the policy's cap.
+    embedded_tokens: int = 0
 
 
 def to_dict(record: Any) -> dict[str, Any]:

@@ -89,5 +89,7 @@ CHUNK_SCHEMA = pa.schema(
         ),
         ("chunker_version", pa.string()),
         ("policy_hash", pa.string()),
+        ("context", pa.string()),
+        ("embedded_tokens", pa.int32()),
     ]
 )

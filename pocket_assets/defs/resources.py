@@ -75,6 +75,12 @@ class ChunkPolicyResource(ConfigurableResource):
     )
     min_chars: int = 50
     document_prompt: str = Field(default="", description="Embedding prompt, e.g. 'title: {title} | text: '.")
+    context_header: str = Field(
+        default="title+section",
+        description="Header embedded before each child and table summary: 'none', 'title' (the document's "
+        "title) or 'title+section' (title > section path > article; default, measured best).",
+    )
+    context_max_tokens: int = Field(default=40, description="Bound on the context header, in tokens.")
 
     @classmethod
     def from_policy(cls, policy: ChunkPolicy) -> "ChunkPolicyResource":

@@ -340,7 +340,7 @@ def test_heading_led_fragment_joins_the_block_after_it_even_past_the_child_targe
     """A short heading then a code block that fits a child alone: heading and block share one child, which
     passes the child target (never the cap) rather than leave the heading alone."""
     code = "```\n" + "\n".join(f"x{line} <- f({line})" for line in range(6)) + "\n```"
-    policy = dataclasses.replace(SMALL, child_overlap=0)
+    policy = dataclasses.replace(SMALL, child_overlap=0, context_header="none")
     pages = build_pages([[("paragraph", BODY, 0), ("heading", "# Annexe 4.2.1.9", 1), ("code", code, 0)]])
     result = chunk(pages, policy, counter)
     assert_no_chunk_below_the_minimum(result, policy)
@@ -362,7 +362,7 @@ def test_last_piece_of_a_split_table_below_the_minimum_joins_its_neighbouring_pi
 def test_short_fragment_after_a_table_too_full_to_share_grows_back_over_its_last_row(counter):
     """Table plus fragment would pass the cap: the fragment repeats the table's last row instead; the table
     stays whole in the child before."""
-    policy = dataclasses.replace(SMALL, max_tokens=62)
+    policy = dataclasses.replace(SMALL, max_tokens=62, context_header="none")
     table = markdown_table(2, 2)
     pages = build_pages([[("table", table, 0), ("paragraph", "Fin de la table.", 0)]])
     result = chunk(pages, policy, counter)

@@ -105,7 +105,9 @@ def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
             assert min(counter.count_batch(trimmed)) <= policy.child_tokens + 1, child.text
     every = result.parents + children
     assert [record.tokens for record in every] == counter.count_batch([record.text for record in every])
-    embedded = counter.count_batch([text_to_embed(c.text, c.source, c.page, policy.document_prompt) for c in children])
+    embedded = counter.count_batch(
+        [text_to_embed(c.text, c.source, c.page, policy.document_prompt, c.context) for c in children]
+    )
     assert all(count <= policy.max_tokens for count in embedded)
     assert all(parent.tokens <= policy.parent_tokens for parent in result.parents)
 

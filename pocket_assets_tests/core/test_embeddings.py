@@ -24,11 +24,17 @@ from pocket_assets.core.evaluation.embeddings import (
     EmbeddingDimensionError,
     EmbeddingStoreError,
     dense_rankings,
-    embed_chunks,
+    embed_passages,
     embedding_hash,
 )
-from pocket_assets.core.records import ChunkRecord
-from pocket_assets.core.evaluation.retrieval import GoldQuestion, bm25_rankings, evaluate_rankings, fuse_rankings
+from pocket_assets.core.evaluation.retrieval import (
+    GoldQuestion,
+    Passage,
+    bm25_rankings,
+    evaluate_rankings,
+    fuse_rankings,
+    passages_from_chunks,
+)
 from pocket_assets_tests.core.test_retrieval import make_chunk
 
 MODEL = DEFAULT_EMBEDDING_MODEL
@@ -46,14 +52,19 @@ def embed_extra() -> None:
         pytest.skip(reason)
 
 
-def tiny_corpus() -> list[ChunkRecord]:
+def tiny_corpus() -> list[Passage]:
     texts = {
         "clock": "The arbiter stops the chess clock when a player claims a draw.",
         "recipe": "Whisk the eggs with sugar, then bake the cake for forty minutes.",
         "csv": "Use read.csv to import a comma separated text file into a data frame.",
         "rain": "Heavy rain and strong wind are expected on the coast tomorrow.",
     }
-    return [make_chunk(name, text, "rules.pdf", "intl", (page,)) for page, (name, text) in enumerate(texts.items(), 1)]
+    return [passage(name, text, page) for page, (name, text) in enumerate(texts.items(), 1)]
+
+
+def passage(name: str, text: str, page: int) -> Passage:
+    [only] = passages_from_chunks([make_chunk(name, text, "rules.pdf", "intl", (page,))])
+    return only
 
 
 def test_the_core_imports_without_loading_torch() -> None:
@@ -69,13 +80,13 @@ def test_the_core_imports_without_loading_torch() -> None:
 def test_vectors_are_stored_keyed_by_uid_and_hash(embed_extra: None, tmp_path: Path) -> None:
     chunks = tiny_corpus()
     store = tmp_path / "embeddings.parquet"
-    update = embed_chunks(chunks, MODEL, DIM, store, batch_size=3)
+    update = embed_passages(chunks, MODEL, DIM, store, batch_size=3)
     assert (update.total, update.embedded, update.reused, update.removed) == (4, 4, 0, 0)
     table = pq.read_table(store).to_pylist()
     by_uid = {row["chunk_uid"]: row for row in table}
-    assert set(by_uid) == {chunk.chunk_uid for chunk in chunks}
+    assert set(by_uid) == {chunk.uid for chunk in chunks}
     for chunk in chunks:
-        row = by_uid[chunk.chunk_uid]
+        row = by_uid[chunk.uid]
         assert row["chunk_id"] == chunk.id
         assert row["hash"] == embedding_hash(chunk)
         assert row["model"] == MODEL
@@ -87,19 +98,19 @@ def test_vectors_are_stored_keyed_by_uid_and_hash(embed_extra: None, tmp_path: P
 def test_a_second_run_embeds_nothing_and_changes_only_what_changed(embed_extra: None, tmp_path: Path) -> None:
     chunks = tiny_corpus()
     store = tmp_path / "embeddings.parquet"
-    embed_chunks(chunks, MODEL, DIM, store)
+    embed_passages(chunks, MODEL, DIM, store)
     written = store.read_bytes()
-    again = embed_chunks(list(reversed(chunks)), MODEL, DIM, store)
+    again = embed_passages(list(reversed(chunks)), MODEL, DIM, store)
     assert (again.embedded, again.reused, again.removed) == (0, 4, 0)
     assert store.read_bytes() == written  # nothing changed, nothing rewritten
 
     changed = dataclasses.replace(chunks[1], text="Knead the dough and let the bread rise overnight.")
-    added = make_chunk("snow", "Snow will fall in the mountains this weekend.", "rules.pdf", "intl", (5,))
-    update = embed_chunks([chunks[0], changed, chunks[2], added], MODEL, DIM, store)  # "rain" removed
+    added = passage("snow", "Snow will fall in the mountains this weekend.", 5)
+    update = embed_passages([chunks[0], changed, chunks[2], added], MODEL, DIM, store)  # "rain" removed
     assert (update.total, update.embedded, update.reused, update.removed) == (4, 2, 2, 1)
     stored = {row["chunk_uid"]: row for row in pq.read_table(store).to_pylist()}
-    assert set(stored) == {chunks[0].chunk_uid, changed.chunk_uid, chunks[2].chunk_uid, added.chunk_uid}
-    assert stored[changed.chunk_uid]["hash"] == embedding_hash(changed)
+    assert set(stored) == {chunks[0].uid, changed.uid, chunks[2].uid, added.uid}
+    assert stored[changed.uid]["hash"] == embedding_hash(changed)
 
 
 @pytest.mark.embed
@@ -107,20 +118,20 @@ def test_a_wrong_expected_dimension_fails_with_embed_dim_mismatch(embed_extra: N
     chunks = tiny_corpus()
     fresh = tmp_path / "fresh.parquet"
     with pytest.raises(EmbeddingDimensionError, match=f"^{EMBED_DIM_MISMATCH}"):
-        embed_chunks(chunks, MODEL, 768, fresh)  # the model gives 384
+        embed_passages(chunks, MODEL, 768, fresh)  # the model gives 384
     assert not fresh.exists()
 
     existing = tmp_path / "existing.parquet"
-    embed_chunks(chunks, MODEL, DIM, existing)
+    embed_passages(chunks, MODEL, DIM, existing)
     with pytest.raises(EmbeddingDimensionError, match=f"^{EMBED_DIM_MISMATCH}"):
-        embed_chunks(chunks, MODEL, 768, existing)  # the stored vectors are 384-d
+        embed_passages(chunks, MODEL, 768, existing)  # the stored vectors are 384-d
 
 
 @pytest.mark.embed
 def test_dense_and_hybrid_rankings_find_the_right_chunk(embed_extra: None, tmp_path: Path) -> None:
     chunks = tiny_corpus()
     store = tmp_path / "embeddings.parquet"
-    embed_chunks(chunks, MODEL, DIM, store)
+    embed_passages(chunks, MODEL, DIM, store)
     questions = [
         GoldQuestion("q-clock", "Who halts the timer during a chess game?", "intl", ("rules.pdf",), (1,)),
         GoldQuestion("q-cake", "How long should the pastry stay in the oven?", "intl", ("rules.pdf",), (2,)),
@@ -135,10 +146,10 @@ def test_dense_and_hybrid_rankings_find_the_right_chunk(embed_extra: None, tmp_p
 
 
 @pytest.mark.embed
-def test_dense_ranking_refuses_chunks_without_a_current_vector(embed_extra: None, tmp_path: Path) -> None:
+def test_dense_ranking_refuses_passages_without_a_current_vector(embed_extra: None, tmp_path: Path) -> None:
     chunks = tiny_corpus()
     store = tmp_path / "embeddings.parquet"
-    embed_chunks(chunks[:3], MODEL, DIM, store)
+    embed_passages(chunks[:3], MODEL, DIM, store)
     question = GoldQuestion("q", "weather", "intl", ("rules.pdf",), (4,))
-    with pytest.raises(EmbeddingStoreError, match="1 chunks have no current vector"):
+    with pytest.raises(EmbeddingStoreError, match="1 passages have no current vector"):
         dense_rankings(chunks, [question], store, MODEL)

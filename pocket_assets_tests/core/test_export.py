@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pocket_assets.core import ids
+from pocket_assets.core.chunking.context import clean_part
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace, sdk_line
 from pocket_assets.core.export.corpus_files import (
     HEPILOT_FILE,
@@ -131,6 +132,7 @@ def make_chunks(
             content_features=ContentFeatures(table_count=1 if chunk_type == "table_summary" else 0),
             chunker_version="pocket-hier-v1",
             policy_hash=f"{child_chars:016x}",
+            context="" if chunk_type == "parent" else f"Règles > Page {page}",
         )
 
     parent_spans = _windows(text, parent_chars, overlap_chars * 2)
@@ -170,11 +172,11 @@ def export(chunks: list[ChunkRecord], out_dir: Path, generated: str = GENERATED)
 def test_every_sdk_line_parses_back_to_its_chunk(tmp_path: Path) -> None:
     chunks = sample_chunks()
     result = export(chunks, tmp_path)
-    lines = parse_sdk_file(result.paths[SDK_FILE])
+    lines = parse_sdk_file(result.paths[SDK_FILE], has_context=True)
     embedded = [chunk for chunk in chunks if chunk.chunk_type in ("child", "table_summary")]
     assert len(lines) == len(embedded) == result.counts["sdk_lines"]
-    by_text = {(fold_whitespace(chunk.text), chunk.source, chunk.page) for chunk in embedded}
-    assert {(line.text, line.source, line.page) for line in lines} == by_text
+    by_text = {(chunk.context, fold_whitespace(chunk.text), chunk.source, chunk.page) for chunk in embedded}
+    assert {(line.context, line.text, line.source, line.page) for line in lines} == by_text
     raw = result.paths[SDK_FILE].read_text(encoding="utf-8")
     assert raw.count(CHUNK_SPLITTER) == len(lines) == raw.count("\n")
     assert result.preview_lines == tuple(raw.splitlines()[:5])
@@ -326,7 +328,7 @@ def test_chunks_of_another_corpus_or_duplicate_ids_are_refused(tmp_path: Path) -
 
 def test_empty_corpus_writes_valid_empty_files(tmp_path: Path) -> None:
     result = export([], tmp_path)
-    assert parse_sdk_file(result.paths[SDK_FILE]) == []
+    assert parse_sdk_file(result.paths[SDK_FILE], has_context=True) == []
     assert json.loads(result.paths[MODE_B_FILE].read_text(encoding="utf-8"))["chunks"] == []
     assert result.paths[HEPILOT_FILE].read_text(encoding="utf-8") == ""
 
@@ -337,8 +339,36 @@ def test_empty_corpus_writes_valid_empty_files(tmp_path: Path) -> None:
     page=st.integers(min_value=1, max_value=100_000),
 )
 def test_sdk_line_round_trip(text: str, source: str, page: int) -> None:
-    parsed = parse_sdk_line(sdk_line(text, source, page))
-    assert (parsed.text, parsed.source, parsed.page) == (fold_whitespace(text), source, page)
+    parsed = parse_sdk_line(sdk_line(text, source, page), has_context=False)
+    assert (parsed.context, parsed.text, parsed.source, parsed.page) == ("", fold_whitespace(text), source, page)
+
+
+@given(
+    context=st.text(min_size=1).map(clean_part).filter(lambda context: context != ""),
+    text=st.text(min_size=1).filter(lambda text: CHUNK_SPLITTER not in text),
+    source=st.from_regex(r"[\w\-. ]{1,30}\.pdf", fullmatch=True),
+    page=st.integers(min_value=1, max_value=100_000),
+)
+def test_sdk_line_with_a_context_header_round_trips(context: str, text: str, source: str, page: int) -> None:
+    """Any header the header builder can give (one line, no `|`) comes back apart from the text,
+    even when the text holds ` | ` or a citation of its own."""
+    line = sdk_line(text, source, page, context)
+    parsed = parse_sdk_line(line, has_context=True)
+    assert (parsed.context, parsed.text, parsed.source, parsed.page) == (context, fold_whitespace(text), source, page)
+    assert line == f"{CHUNK_SPLITTER} {parsed.content} [Source: {source}, Page {page}]"
+
+
+def test_a_line_without_its_header_is_refused() -> None:
+    with pytest.raises(ValueError, match="without a context header"):
+        parse_sdk_line(sdk_line("Le joueur perd la partie.", "r.pdf", 2), has_context=True)
+
+
+def test_a_context_header_holding_a_pipe_is_refused(tmp_path: Path) -> None:
+    chunks = sample_chunks()
+    child = children_of(chunks)[0]
+    poisoned = dataclasses.replace(child, context="Règles | Page 1")
+    with pytest.raises(ExportError, match=f"{child.id}.*context header"):
+        export([poisoned if chunk is child else chunk for chunk in chunks], tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -363,11 +393,12 @@ def sample_pdf_chunks() -> dict[str, list[ChunkRecord]]:
 def test_sample_pdf_exports_parse_validate_and_redirect(tmp_path: Path, sample_pdf_chunks) -> None:
     default, small = sample_pdf_chunks["default"], sample_pdf_chunks["small"]
     first = write_corpus_exports("intl", default, tmp_path, GENERATED, SCHEMA_DIR)
-    lines = parse_sdk_file(first.paths[SDK_FILE])
+    lines = parse_sdk_file(first.paths[SDK_FILE], has_context=True)
     children = [chunk for chunk in export_order(default) if chunk.chunk_type == "child"]
-    assert [(line.text, line.source, line.page) for line in lines] == [
-        (fold_whitespace(chunk.text), chunk.source, chunk.page) for chunk in children
+    assert [(line.context, line.text, line.source, line.page) for line in lines] == [
+        (chunk.context, fold_whitespace(chunk.text), chunk.source, chunk.page) for chunk in children
     ]
+    assert all(line.context.startswith("R Data Import/Export") for line in lines)
     assert json.loads(first.paths[MODE_B_FILE].read_text(encoding="utf-8"))["metadata"]["total_chunks"] == len(default)
     assert len(first.paths[HEPILOT_FILE].read_text(encoding="utf-8").splitlines()) == len(default)
 

@@ -61,7 +61,7 @@ def test_killed_export_leaves_previous_files_readable(tmp_path: Path) -> None:
 
     assert any(path.stat().st_size > 0 for path in leftovers)
     assert {name: path.read_bytes() for name, path in previous.paths.items()} == before
-    assert len(parse_sdk_file(previous.paths["sdk"])) == previous.counts["sdk_lines"]
+    assert len(parse_sdk_file(previous.paths["sdk"], has_context=True)) == previous.counts["sdk_lines"]
     corpus = json.loads(previous.paths[MODE_B_FILE].read_text(encoding="utf-8"))
     assert corpus["metadata"]["generated"] == GENERATED
     assert len(corpus["chunks"]) == len(previous_chunks)

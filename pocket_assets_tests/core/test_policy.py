@@ -15,8 +15,12 @@ def test_policy_hash_is_stable_and_sensitive_to_every_field() -> None:
         dataclasses.replace(policy, page_mode="span").policy_hash,
         dataclasses.replace(policy, tokenizer="other").policy_hash,
         dataclasses.replace(policy, chunker_version="pocket-hier-v3").policy_hash,
+        dataclasses.replace(policy, context_header="none").policy_hash,
+        dataclasses.replace(policy, context_header="title").policy_hash,
+        dataclasses.replace(policy, context_max_tokens=24).policy_hash,
+        dataclasses.replace(policy, max_tokens=256).policy_hash,
     }
-    assert policy.policy_hash not in changed and len(changed) == 4
+    assert policy.policy_hash not in changed and len(changed) == 8
 
 
 def test_environment_overrides_child_size_and_overlap() -> None:
@@ -32,3 +36,13 @@ def test_inconsistent_policies_are_refused() -> None:
         ChunkPolicy(child_overlap=300)
     with pytest.raises(ValueError, match="page_mode"):
         ChunkPolicy(page_mode="pages")
+    with pytest.raises(ValueError, match="context_header"):
+        ChunkPolicy(context_header="section")
+    with pytest.raises(ValueError, match="context_max_tokens"):
+        ChunkPolicy(context_max_tokens=2)
+
+
+def test_the_header_bound_is_at_most_a_quarter_of_the_cap() -> None:
+    assert ChunkPolicy().header_tokens == 40
+    assert ChunkPolicy(max_tokens=128).header_tokens == 32
+    assert ChunkPolicy(context_header="none").header_tokens == 0

@@ -16,12 +16,15 @@ from pocket_assets.core.records import ChunkRecord, ContentFeatures
 from pocket_assets.core.evaluation.retrieval import (
     GoldFormatError,
     GoldQuestion,
+    Passage,
     bm25_rankings,
     evaluate_bm25,
     evaluate_rankings,
     fuse_rankings,
     gold_warnings,
     load_gold,
+    passages_from_chunks,
+    passages_from_export,
     reciprocal_rank_fusion,
     tokenize,
 )
@@ -77,6 +80,11 @@ def make_chunk(
     )
 
 
+def make_passage(passage_id: str, source: str = "doc.pdf", corpus: str = "fr", pages: tuple[int, ...] = (1,)) -> Passage:
+    """What the metric arithmetic reads: id, document and pages (an SDK line cites one; several test spans)."""
+    return Passage(id=passage_id, uid=passage_id, corpus=corpus, source=source, pages=pages, text="texte")
+
+
 def question(qid: str, pages: tuple[int, ...], docs: tuple[str, ...] = ("doc.pdf",), **extra: object) -> GoldQuestion:
     return GoldQuestion(id=qid, question="?", corpus="fr", expected_docs=docs, expected_pages=pages, **extra)
 
@@ -85,13 +93,13 @@ def question(qid: str, pages: tuple[int, ...], docs: tuple[str, ...] = ("doc.pdf
 
 
 def test_metric_arithmetic_on_a_hand_made_case() -> None:
-    miss = make_chunk("miss", pages=(9,))
-    other_doc = make_chunk("other", source="other.pdf", pages=(2,))
-    spanning = make_chunk("span", pages=(4, 5))
+    miss = make_passage("miss", pages=(9,))
+    other_doc = make_passage("other", source="other.pdf", pages=(2,))
+    spanning = make_passage("span", pages=(4, 5))
     questions = [question("q1", (1,)), question("q2", (2,)), question("q3", (5,)), question("q4", (3,))]
     rankings = {
-        "q1": [make_chunk("a", pages=(1,)), miss],  # first hit at rank 1
-        "q2": [miss, other_doc, make_chunk("b", pages=(2,))],  # right page, wrong document first: rank 3
+        "q1": [make_passage("a", pages=(1,)), miss],  # first hit at rank 1
+        "q2": [miss, other_doc, make_passage("b", pages=(2,))],  # right page, wrong document first: rank 3
         "q3": [miss] * 6 + [spanning],  # a chunk spanning pages 4-5 hits page 5: rank 7
         "q4": [miss, other_doc],  # never
     }
@@ -108,33 +116,33 @@ def test_metric_arithmetic_on_a_hand_made_case() -> None:
 
 
 def test_mrr_only_counts_hits_within_the_largest_k() -> None:
-    ranking = [make_chunk("miss", pages=(9,))] * 4 + [make_chunk("hit", pages=(1,))]
+    ranking = [make_passage("miss", pages=(9,))] * 4 + [make_passage("hit", pages=(1,))]
     report = evaluate_rankings({"q": ranking}, [question("q", (1,))], k_values=(1, 3))
     assert report.rows[0].first_hit_rank is None
     assert report.metrics == {"hit@1": 0.0, "hit@3": 0.0, "mrr": 0.0, "questions": 1.0}
 
 
 def test_a_question_without_a_ranking_is_a_miss() -> None:
-    report = evaluate_rankings({"q1": [make_chunk("a")]}, [question("q1", (1,)), question("q2", (1,))], (1,))
+    report = evaluate_rankings({"q1": [make_passage("a")]}, [question("q1", (1,)), question("q2", (1,))], (1,))
     assert report.metrics["hit@1"] == 0.5
 
 
 def test_expected_chunk_id_makes_only_that_chunk_a_hit() -> None:
-    right_page = make_chunk("c1", pages=(1,))
-    expected = make_chunk("c2", pages=(1,))
+    right_page = make_passage("c1", pages=(1,))
+    expected = make_passage("c2", pages=(1,))
     strict = question("q", (1,), expected_chunk_id="c2")
     report = evaluate_rankings({"q": [right_page, expected]}, [strict], (1, 3))
     assert report.rows[0].first_hit_rank == 2
 
 
 def test_empty_expected_pages_accepts_any_page_of_the_document() -> None:
-    report = evaluate_rankings({"q": [make_chunk("a", pages=(17,))]}, [question("q", ())], (1,))
+    report = evaluate_rankings({"q": [make_passage("a", pages=(17,))]}, [question("q", ())], (1,))
     assert report.metrics["hit@1"] == 1.0
 
 
 def test_metrics_are_also_split_by_corpus() -> None:
     intl = GoldQuestion("qi", "?", "intl", ("doc.pdf",), (1,))
-    rankings = {"qf": [make_chunk("a")], "qi": [make_chunk("b", corpus="intl", pages=(2,))]}
+    rankings = {"qf": [make_passage("a")], "qi": [make_passage("b", corpus="intl", pages=(2,))]}
     report = evaluate_rankings(rankings, [question("qf", (1,)), intl], (1,))
     assert report.metrics["hit@1"] == 0.5
     assert report.corpus_metrics["fr"]["hit@1"] == 1.0
@@ -159,7 +167,7 @@ def test_reciprocal_rank_fusion_orders_by_summed_reciprocal_ranks() -> None:
 
 
 def test_fuse_rankings_maps_fused_ids_back_to_chunks() -> None:
-    a, b, c = make_chunk("a"), make_chunk("b"), make_chunk("c")
+    a, b, c = make_passage("a"), make_passage("b"), make_passage("c")
     fused = fuse_rankings([{"q": [a, b]}, {"q": [b, c]}])
     assert [chunk.id for chunk in fused["q"]] == ["b", "a", "c"]
 
@@ -185,7 +193,7 @@ def test_bm25_finds_accent_free_queries_and_ignores_parents_and_other_corpora() 
         make_chunk("intl-cesure", "césure césure césure", corpus="intl"),
     ]
     gold = GoldQuestion("q", "cesure des mots accentues", "fr", ("doc.pdf",), (2,))
-    rankings = bm25_rankings(chunks, [gold], depth=10)
+    rankings = bm25_rankings(passages_from_chunks(chunks), [gold], depth=10)
     assert [chunk.id for chunk in rankings["q"]] == ["child-cesure"]  # no shared term: not retrieved
 
 
@@ -194,8 +202,10 @@ def test_bm25_ranking_does_not_depend_on_input_order() -> None:
     gold = [GoldQuestion("q", "filet de tableau", "fr", ("doc.pdf",), (1,))]
     shuffled = chunks[:]
     random.Random(7).shuffle(shuffled)
-    first = bm25_rankings(chunks, gold)["q"]
-    assert [chunk.id for chunk in first] == [chunk.id for chunk in bm25_rankings(shuffled, gold)["q"]]
+    first = bm25_rankings(passages_from_chunks(chunks), gold)["q"]
+    assert [chunk.id for chunk in first] == [
+        chunk.id for chunk in bm25_rankings(passages_from_chunks(shuffled), gold)["q"]
+    ]
 
 
 # --- gold files -----------------------------------------------------------------------------
@@ -251,7 +261,7 @@ def test_bad_gold_lines_are_reported_with_their_place(tmp_path: Path, line: str,
 
 
 def test_gold_warnings_name_questions_that_cannot_score() -> None:
-    chunks = [make_chunk("a", pages=(1, 2))]
+    chunks = [make_passage("a", pages=(1, 2))]
     gold = [
         question("fine", (2,)),
         question("unknown-doc", (1,), docs=("nowhere.pdf",)),
@@ -291,11 +301,48 @@ def sample_children() -> list[ChunkRecord]:
     return chunks
 
 
+def test_export_passages_are_the_sdk_lines_with_their_cited_page(
+    sample_children: list[ChunkRecord], tmp_path: Path
+) -> None:
+    """What retrieval_eval searches is the exported file read back, and it is what the chunks say the
+    phone embeds: context header, text and citation, behind the document prompt."""
+    from pocket_assets.core.export.corpus_files import write_corpus_exports
+
+    for corpus in ("fr", "intl"):
+        chunks = [chunk for chunk in sample_children if chunk.corpus == corpus]
+        write_corpus_exports(corpus, chunks, tmp_path, "2026-01-01T00:00:00Z", ROOT / "expectations")
+        prompt = "title: {title} | text: "
+        exported = passages_from_export(tmp_path, corpus, prompt)
+        assert exported == passages_from_chunks(chunks, prompt)
+        assert all(len(passage.pages) == 1 and passage.text.startswith("title: ") for passage in exported)
+        assert all(" | " in passage.text[len("title: x | text: ") :] for passage in exported)  # the header
+    assert passages_from_export(tmp_path / "nowhere", "fr") == []
+
+
+def test_an_sdk_file_out_of_step_with_its_corpus_json_is_refused(
+    sample_children: list[ChunkRecord], tmp_path: Path
+) -> None:
+    from pocket_assets.core.evaluation.retrieval import ExportMismatchError
+    from pocket_assets.core.export.corpus_files import write_corpus_exports
+
+    chunks = [chunk for chunk in sample_children if chunk.corpus == "intl"]
+    export = write_corpus_exports("intl", chunks, tmp_path, "2026-01-01T00:00:00Z", ROOT / "expectations")
+    sdk = export.paths["sdk"]
+    lines = sdk.read_text(encoding="utf-8").splitlines(keepends=True)
+    sdk.write_text("".join(lines[1:]), encoding="utf-8")
+    with pytest.raises(ExportMismatchError, match="lines for"):
+        passages_from_export(tmp_path, "intl")
+    sdk.write_text("".join([lines[1], lines[0], *lines[2:]]), encoding="utf-8")
+    with pytest.raises(ExportMismatchError, match=r"chunks_intl.txt:1: does not match"):
+        passages_from_export(tmp_path, "intl")
+
+
 def test_bm25_on_the_sample_corpus_is_sane_and_deterministic(sample_children: list[ChunkRecord]) -> None:
     questions = load_gold(SAMPLE_GOLD)
-    report = evaluate_bm25(sample_children, questions)
-    # Measured with the pocket-hier-v1 chunker: hit@1 0.81, hit@3 0.90, hit@5 0.94, hit@10 0.97, MRR 0.86
-    # (31 questions). The floors leave room for chunker changes, not for a broken index.
+    report = evaluate_bm25(passages_from_chunks(sample_children), questions)
+    # Measured by benchmarks/bench_retrieval.py (SDK lines with the title+section header, table summaries
+    # included, cited page): hit@1 0.77, hit@3 0.90, hit@5 0.94, hit@10 0.97, MRR 0.84 (31 questions).
+    # The floors leave room for chunker changes, not for a broken index.
     assert report.metrics["hit@1"] >= 0.6
     assert report.metrics["hit@5"] >= 0.8
     assert report.metrics["hit@10"] >= 0.85
@@ -304,4 +351,4 @@ def test_bm25_on_the_sample_corpus_is_sane_and_deterministic(sample_children: li
     assert all(len(row.top_ids) <= 10 for row in report.rows)
     parents = {chunk.id for chunk in sample_children if chunk.chunk_type == "parent"}
     assert parents and not parents.intersection(chunk_id for row in report.rows for chunk_id in row.top_ids)
-    assert evaluate_bm25(list(reversed(sample_children)), questions) == report
+    assert evaluate_bm25(passages_from_chunks(reversed(sample_children)), questions) == report

@@ -225,16 +225,24 @@ def test_summaries_are_deterministic_and_cached(counter: TokenCounter, tmp_path:
     assert (first.stats.cache_hits, second.stats.cache_hits, len(cache)) == (0, 2, 2)
 
 
-def test_a_summary_is_trimmed_to_the_embedding_cap(counter: TokenCounter) -> None:
+@pytest.mark.parametrize("context_header", ["none", "title+section"])
+def test_a_summary_is_trimmed_to_the_embedding_cap(counter: TokenCounter, context_header: str) -> None:
     pages = build_pages()
     prompt = "title: {title} | text: "
     overhead = counter.count(text_to_embed("", IDENTITY.source, 1, prompt))  # prompt and citation alone
-    policy = ChunkPolicy(max_tokens=overhead + 20, document_prompt=prompt)
+    header_room = 0 if context_header == "none" else 24  # what the header may take (header_tokens below)
+    policy = ChunkPolicy(
+        max_tokens=overhead + header_room + 20,
+        document_prompt=prompt,
+        context_header=context_header,
+        context_max_tokens=max(header_room - 4, 4),
+    )
     summarizer = ExtractiveSummarizer(counter, target_tokens=80)
     batch = summarize_tables(IDENTITY, pages, build_parents(pages), policy, counter, summarizer)
     for chunk in batch.chunks:
-        embedded = text_to_embed(chunk.text, chunk.source, chunk.page, policy.document_prompt)
-        assert policy.max_tokens - 3 <= counter.count(embedded) <= policy.max_tokens
+        assert bool(chunk.context) == (context_header != "none")
+        embedded = text_to_embed(chunk.text, chunk.source, chunk.page, policy.document_prompt, chunk.context)
+        assert policy.max_tokens - 3 <= counter.count(embedded) == chunk.embedded_tokens <= policy.max_tokens
         assert chunk.text.endswith("…") and len(chunk.text) >= 50
 
 

@@ -113,6 +113,8 @@ def make_chunk(
         content_features=ContentFeatures(),
         chunker_version=POLICY.chunker_version,
         policy_hash=POLICY.policy_hash,
+        context="" if chunk_type == "parent" else "Reglement > Article 1",
+        embedded_tokens=0 if chunk_type == "parent" else tokens + 25,
     )
 
 
@@ -190,6 +192,11 @@ def test_empty_partition_passes(gates: Gates) -> None:
         ("table_summary", {"chunk_type": "summary"}, {"chunk_type_known", "properties/chunk_type/enum"}),
         ("child", {"corpus": "de"}, {"corpus_known", "properties/corpus/enum"}),
         ("child", {"tokens": 0}, {"properties/tokens/minimum"}),
+        # The whole embedded string (prompt, header, text, citation) is over the cap.
+        ("child", {"embedded_tokens": POLICY.max_tokens + 1}, {"embedded_string_cap"}),
+        ("table_summary", {"embedded_tokens": POLICY.max_tokens + 1}, {"embedded_string_cap"}),
+        ("child", {"embedded_tokens": 0}, {"embedded_string_cap"}),
+        ("child", {"context": "Reglement | Article 1"}, {"properties/context/pattern"}),
     ],
 )
 def test_each_broken_rule_fails_its_expectation_with_the_chunk_id(
@@ -219,6 +226,14 @@ def test_duplicate_canonical_id_fails_its_own_expectation(gates: Gates) -> None:
     first, second = by_id(chunks, "child", 0), by_id(chunks, "child", 1)
     report = run(gates, replaced(chunks, second, canonical_id=first.canonical_id))
     assert failed_expectations(report) == {"canonical_id_unique": ((first.id, first.page), (second.id, second.page))}
+
+
+def test_embedded_string_cap_follows_the_policy_cap(gates: Gates) -> None:
+    chunks = make_chunks(make_pages())
+    over = replaced(chunks, by_id(chunks, "child"), embedded_tokens=300)
+    assert run(gates, over).passed
+    small_cap = dataclasses.replace(POLICY, max_tokens=256)
+    assert set(failed_expectations(run(gates, over, small_cap))) == {"embedded_string_cap"}
 
 
 def test_parent_cap_follows_the_policy_target(gates: Gates) -> None:

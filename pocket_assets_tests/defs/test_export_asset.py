@@ -26,7 +26,7 @@ def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
 
 def test_export_holds_every_pdf_and_a_removed_pdf_disappears(instance: DagsterInstance, built: CorpusPaths) -> None:
     out = built.output_path
-    assert {line.source for line in parse_sdk_file(out / "chunks_intl.txt")} == {"rules.pdf"}
+    assert {line.source for line in parse_sdk_file(out / "chunks_intl.txt", has_context=True)} == {"rules.pdf"}
     old_ids = [chunk["id"] for chunk in json.loads((out / "chunks_mode_b_intl.json").read_text())["chunks"]]
 
     (built.raw_path / "intl" / "rules.pdf").unlink()
@@ -36,7 +36,7 @@ def test_export_holds_every_pdf_and_a_removed_pdf_disappears(instance: DagsterIn
         assert "rules.pdf" not in (out / name).read_text(encoding="utf-8")
     redirects = json.loads((out / "id_redirects_intl.json").read_text(encoding="utf-8"))
     assert redirects["redirects"] == {chunk_id: None for chunk_id in old_ids}
-    assert {line.source for line in parse_sdk_file(out / "chunks_fr.txt")} == {"reglement.pdf"}
+    assert {line.source for line in parse_sdk_file(out / "chunks_fr.txt", has_context=True)} == {"reglement.pdf"}
 
 
 def test_export_is_refused_while_a_pdf_fails_its_gates(instance: DagsterInstance, built: CorpusPaths) -> None:

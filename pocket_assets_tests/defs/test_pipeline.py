@@ -59,7 +59,7 @@ def test_checks_pass_and_metadata_is_numeric(sample_build) -> None:
 def test_exports_parse_back_and_cover_every_pdf(sample_build) -> None:
     _, paths = sample_build
     out = paths.output_path
-    lines = parse_sdk_file(out / "chunks_fr.txt")
+    lines = parse_sdk_file(out / "chunks_fr.txt", has_context=True)
     assert {line.source for line in lines} == {"f-array.pdf", "faq.pdf"}
     assert all(line.page >= 1 and line.text for line in lines)
     corpus = json.loads((out / "chunks_mode_b_intl.json").read_text(encoding="utf-8"))
@@ -88,4 +88,8 @@ def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) ->
     assert 0.6 <= metadata["bm25_hit@10"].value <= 1.0
     assert metadata["bm25_mrr"].value <= metadata["bm25_hit@10"].value
     assert metadata["chunker_version"].value == "pocket-hier-v2"
+    assert metadata["context_header"].value == "title+section"
+    assert metadata["passages"].value == sum(1 for _ in (paths.output_path / "chunks_fr.txt").open()) + sum(
+        1 for _ in (paths.output_path / "chunks_intl.txt").open()
+    )
     assert len(metadata["per_question"].value.records) == metadata["questions"].value

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from pocket_assets.core import ids
-from pocket_assets.core.chunking.embed_text import citation, text_to_embed
+from pocket_assets.core.chunking.context import ContextHeaders
+from pocket_assets.core.chunking.embed_text import CONTEXT_SEPARATOR, citation, text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity
 from pocket_assets.core.chunking.sections import SectionIndex, build_section_index
@@ -86,6 +87,13 @@ def chunk_document(
     slices = SliceCounter(layout.text, pages, piece_tokens or PieceTokens(counter))
     planner = _Planner(layout, slices.tokens, policy.min_chars)
     locator = _Locator(layout, pages)
+    sections = build_section_index(pages)
+    headers = ContextHeaders.for_document(identity, pages, policy, counter)
+
+    def context_of(span: Span) -> str:
+        return headers.header(sections.section_at(span[0]).section_path, sections.article_for(*span))
+
+    embedded_tokens: dict[Span, int] = {}  # the last count of each planned child span wins
 
     def parent_excess(spans: list[Span]) -> tuple[list[int], list[int]]:
         counts = slices.count_slices(spans)
@@ -100,10 +108,12 @@ def chunk_document(
                     identity.source,
                     locator.principal_page((start, end)),
                     policy.document_prompt,
+                    context_of((start, end)),
                 )
                 for start, end in spans
             ]
         )
+        embedded_tokens.update(zip(spans, embedded))
         # A child that took in a fragment shorter than `min_chars` may pass the child target, never the cap.
         excess = [
             embed - policy.max_tokens
@@ -133,8 +143,9 @@ def chunk_document(
         child_excess,
         slack=text_room - child_budget,
     )
-    sections = build_section_index(pages)
-    parents, children = _records(identity, policy, layout, locator, sections, parent_windows, child_plan)
+    parents, children = _records(
+        identity, policy, layout, locator, sections, parent_windows, child_plan, context_of, embedded_tokens
+    )
     return ChunkedDocument(parents, children, segments.left_out)
 
 
@@ -421,15 +432,18 @@ def _plan_within_limits(
 def _embedding_reserve(
     identity: PdfIdentity, pages: Sequence[PageRecord], policy: ChunkPolicy, counter: TokenCounter
 ) -> int:
-    """Tokens the phone adds around a child's text: the citation (widest page number) and the prompt."""
+    """Tokens the phone adds around a child's text: the citation (widest page number), the prompt
+    and the context header (at most `policy.header_tokens`, plus its separator)."""
     widest_page = max((page.page for page in pages), default=1)
-    suffix, prompt = counter.count_batch(
+    suffix, prompt, separator = counter.count_batch(
         [
             " " + citation(identity.source, widest_page),
             text_to_embed("", identity.source, widest_page, policy.document_prompt),
+            CONTEXT_SEPARATOR,
         ]
     )
-    return max(suffix, prompt) + 2
+    header = policy.header_tokens + separator if policy.header_tokens else 0
+    return max(suffix, prompt) + header + 2
 
 
 def _check_page_spans(text: str, pages: Sequence[PageRecord]) -> None:
@@ -515,6 +529,8 @@ def _records(
     sections: SectionIndex,
     parent_windows: list[tuple[Span, int]],
     child_plan: list[list[tuple[Span, int]]],
+    context_of: Callable[[Span], str],
+    embedded_tokens: dict[Span, int],
 ) -> tuple[tuple[ChunkRecord, ...], tuple[ChunkRecord, ...]]:
     document_id = ids.document_uuid(identity.partition_key)
     doc_uid = ids.doc_uid(identity.partition_key)
@@ -569,6 +585,8 @@ def _records(
             content_features=features,
             chunker_version=policy.chunker_version,
             policy_hash=policy_hash,
+            context=context_of(spans[index]) if chunk_type == "child" else "",
+            embedded_tokens=embedded_tokens[spans[index]] if chunk_type == "child" else 0,
         )
 
     parents: list[ChunkRecord] = []

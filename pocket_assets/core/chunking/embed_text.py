@@ -2,12 +2,20 @@
 
 The Android export line's content and the model's document prompt are both
 part of what the embedding model reads, so the 512-token cap is checked on
-this string, never on the chunk text alone.
+this string, never on the chunk text alone. A line is
+
+    <chunk_splitter> {context} | {text on one line} [Source: file.pdf, Page N]
+
+or, without a context header (`context_header = none`),
+`<chunk_splitter> {text on one line} [Source: file.pdf, Page N]`. A header never
+holds `|` (`core.chunking.context` replaces it), so the first ` | ` of a line
+written with a header ends the header.
 """
 
 from __future__ import annotations
 
 CHUNK_SPLITTER = "<chunk_splitter>"
+CONTEXT_SEPARATOR = " | "
 
 
 def fold_whitespace(text: str) -> str:
@@ -19,17 +27,26 @@ def citation(source: str, page: int) -> str:
     return f"[Source: {source}, Page {page}]"
 
 
-def sdk_content(text: str, source: str, page: int) -> str:
+def with_context(context: str, folded_text: str) -> str:
+    """The header in front of the one-line text; the text alone when there is no header."""
+    return f"{context}{CONTEXT_SEPARATOR}{folded_text}" if context else folded_text
+
+
+def sdk_content(text: str, source: str, page: int, context: str = "") -> str:
     """What follows `<chunk_splitter> ` on an export line."""
-    return f"{fold_whitespace(text)} {citation(source, page)}"
+    return f"{with_context(context, fold_whitespace(text))} {citation(source, page)}"
 
 
-def sdk_line(text: str, source: str, page: int) -> str:
-    return f"{CHUNK_SPLITTER} {sdk_content(text, source, page)}"
+def sdk_line(text: str, source: str, page: int, context: str = "") -> str:
+    return f"{CHUNK_SPLITTER} {sdk_content(text, source, page, context)}"
 
 
-def text_to_embed(text: str, source: str, page: int, document_prompt: str = "") -> str:
+def prompt_for(document_prompt: str, source: str) -> str:
     """`document_prompt` may use `{title}` (the source file name), e.g. EmbeddingGemma's
     `title: {title} | text: `."""
-    prompt = document_prompt.replace("{title}", source) if document_prompt else ""
-    return prompt + sdk_content(text, source, page)
+    return document_prompt.replace("{title}", source) if document_prompt else ""
+
+
+def text_to_embed(text: str, source: str, page: int, document_prompt: str = "", context: str = "") -> str:
+    """The document prompt, then the export line's content: what the model reads for this chunk."""
+    return prompt_for(document_prompt, source) + sdk_content(text, source, page, context)

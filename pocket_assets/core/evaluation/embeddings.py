@@ -1,8 +1,8 @@
-"""Optional chunk embeddings (extra `[embed]`): a Parquet store that only grows by what changed.
+"""Optional passage embeddings (extra `[embed]`): a Parquet store that only grows by what changed.
 
-Vectors are keyed by `chunk_uid` and the hash of the exact string embedded
-(`embed_text.text_to_embed`, what the phone embeds), so a re-run embeds new or
-changed chunks only, reuses the rest and drops chunks that left the corpus
+Vectors are keyed by `chunk_uid` and the hash of the exact string embedded (a
+`retrieval.Passage`'s text: what the phone embeds, read back from the export),
+so a re-run embeds new or changed passages only, reuses the rest and drops passages that left the corpus
 (idempotent upsert, seed SPEC chunking). A vector of any size other than the
 configured one is an error whose message starts with `EMBED_DIM_MISMATCH`
 (768 for EmbeddingGemma per the seed; 384 for the offline default model).
@@ -23,10 +23,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pocket_assets.core.atomic import atomic_path
-from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.ids import content_hash
-from pocket_assets.core.records import ChunkRecord
-from pocket_assets.core.evaluation.retrieval import SEARCHABLE_CHUNK_TYPES, GoldQuestion, searchable_chunks
+from pocket_assets.core.evaluation.retrieval import GoldQuestion, Passage, by_corpus
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -49,12 +47,12 @@ class EmbeddingDimensionError(ValueError):
 
 
 class EmbeddingStoreError(ValueError):
-    """The store does not hold a current vector for a chunk that is to be searched."""
+    """The store does not hold a current vector for a passage that is to be searched."""
 
 
 @dataclass(frozen=True)
 class EmbeddingUpdate:
-    """What one `embed_chunks` call did; `embedded == 0 and removed == 0` means nothing changed."""
+    """What one `embed_passages` call did; `embedded == 0 and removed == 0` means nothing changed."""
 
     store_path: Path
     model: str
@@ -107,50 +105,49 @@ def encode(model: SentenceTransformer, texts: Sequence[str], batch_size: int = D
     return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
 
-def embedding_hash(chunk: ChunkRecord, document_prompt: str = "") -> str:
-    return content_hash(text_to_embed(chunk.text, chunk.source, chunk.page, document_prompt))
+def embedding_hash(passage: Passage) -> str:
+    return content_hash(passage.text)
 
 
 def read_store(store_path: Path) -> pa.Table | None:
     return pq.read_table(store_path) if store_path.is_file() else None
 
 
-def embed_chunks(
-    chunks: Sequence[ChunkRecord],
+def embed_passages(
+    passages: Sequence[Passage],
     model_path_or_name: str,
     expected_dim: int,
     store_path: Path,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    document_prompt: str = "",
 ) -> EmbeddingUpdate:
-    """Bring the store at `store_path` in line with `chunks`: embed what is new or changed (in
+    """Bring the store at `store_path` in line with `passages`: embed what is new or changed (in
     batches, checking the size on the first one), keep the rest, drop what is gone.
 
     The model is loaded only if something needs embedding, so an unchanged corpus costs a
     Parquet read. The store is rewritten atomically, and only when it changes.
     """
-    uids = [chunk.chunk_uid for chunk in chunks]
+    uids = [passage.uid for passage in passages]
     if len(set(uids)) != len(uids):
         raise ValueError("chunk_uid values must be unique within one embedding store")
-    hashes = {chunk.chunk_uid: embedding_hash(chunk, document_prompt) for chunk in chunks}
+    hashes = {passage.uid: embedding_hash(passage) for passage in passages}
     previous = read_store(store_path)
     stored = _stored_vectors(previous, model_path_or_name, hashes)
     for vector in stored.values():
         if len(vector) != expected_dim:
             raise EmbeddingDimensionError(expected_dim, len(vector), f"the store {store_path}")
-    pending = [chunk for chunk in chunks if chunk.chunk_uid not in stored]
-    fresh = _embed(pending, model_path_or_name, expected_dim, batch_size, document_prompt)
+    pending = [passage for passage in passages if passage.uid not in stored]
+    fresh = _embed(pending, model_path_or_name, expected_dim, batch_size)
     previous_uids = set(previous.column("chunk_uid").to_pylist()) if previous is not None else set()
     removed = len(previous_uids - set(uids))
     if fresh or removed or previous is None:
         vectors = {**stored, **fresh}
-        ordered = sorted(chunks, key=lambda chunk: chunk.chunk_uid)
-        flat = np.concatenate([vectors[chunk.chunk_uid] for chunk in ordered]) if ordered else np.zeros(0, np.float32)
+        ordered = sorted(passages, key=lambda passage: passage.uid)
+        flat = np.concatenate([vectors[passage.uid] for passage in ordered]) if ordered else np.zeros(0, np.float32)
         table = pa.Table.from_pydict(
             {
-                "chunk_uid": [chunk.chunk_uid for chunk in ordered],
-                "chunk_id": [chunk.id for chunk in ordered],
-                "hash": [hashes[chunk.chunk_uid] for chunk in ordered],
+                "chunk_uid": [passage.uid for passage in ordered],
+                "chunk_id": [passage.id for passage in ordered],
+                "hash": [hashes[passage.uid] for passage in ordered],
                 "model": [model_path_or_name] * len(ordered),
                 "vector": pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), expected_dim),
             },
@@ -162,7 +159,7 @@ def embed_chunks(
         store_path=store_path,
         model=model_path_or_name,
         dimension=expected_dim,
-        total=len(chunks),
+        total=len(passages),
         embedded=len(fresh),
         reused=len(stored),
         removed=removed,
@@ -170,7 +167,7 @@ def embed_chunks(
 
 
 def _stored_vectors(table: pa.Table | None, model: str, hashes: dict[str, str]) -> dict[str, np.ndarray]:
-    """Vectors still valid for the current chunks: same uid, same embedded text, same model."""
+    """Vectors still valid for the current passages: same uid, same embedded text, same model."""
     if table is None or table.num_rows == 0:
         return {}
     vectors = table.column("vector").combine_chunks()
@@ -184,59 +181,53 @@ def _stored_vectors(table: pa.Table | None, model: str, hashes: dict[str, str]) 
 
 
 def _embed(
-    chunks: Sequence[ChunkRecord], model_path_or_name: str, expected_dim: int, batch_size: int, document_prompt: str
+    passages: Sequence[Passage], model_path_or_name: str, expected_dim: int, batch_size: int
 ) -> dict[str, np.ndarray]:
-    if not chunks:
+    if not passages:
         return {}
     model = load_embedding_model(model_path_or_name)
     vectors: dict[str, np.ndarray] = {}
-    for start in range(0, len(chunks), batch_size):
-        batch = chunks[start : start + batch_size]
-        texts = [text_to_embed(chunk.text, chunk.source, chunk.page, document_prompt) for chunk in batch]
-        matrix = encode(model, texts, batch_size)
+    for start in range(0, len(passages), batch_size):
+        batch = passages[start : start + batch_size]
+        matrix = encode(model, [passage.text for passage in batch], batch_size)
         if matrix.shape[1] != expected_dim:
             raise EmbeddingDimensionError(expected_dim, matrix.shape[1], f"model {model_path_or_name}")
-        vectors.update({chunk.chunk_uid: row for chunk, row in zip(batch, matrix)})
+        vectors.update({passage.uid: row for passage, row in zip(batch, matrix)})
     return vectors
 
 
 def dense_rankings(
-    chunks: Sequence[ChunkRecord],
+    passages: Sequence[Passage],
     questions: Sequence[GoldQuestion],
     store_path: Path,
     model_path_or_name: str,
     depth: int = 10,
     query_prompt: str = "",
-    document_prompt: str = "",
-    chunk_types: Sequence[str] = SEARCHABLE_CHUNK_TYPES,
-) -> dict[str, list[ChunkRecord]]:
-    """Top `depth` chunks per question by cosine similarity, within the question's corpus.
+) -> dict[str, list[Passage]]:
+    """Top `depth` passages per question by cosine similarity, within the question's corpus.
 
-    Every searched chunk must have a current vector in the store (run `embed_chunks` first):
+    Every passage must have a current vector in the store (run `embed_passages` first):
     ranking on stale vectors would report a score for text that no longer exists.
     """
-    searched = searchable_chunks(chunks, chunk_types)
-    hashes = {chunk.chunk_uid: embedding_hash(chunk, document_prompt) for chunk in searched}
+    hashes = {passage.uid: embedding_hash(passage) for passage in passages}
     stored = _stored_vectors(read_store(store_path), model_path_or_name, hashes)
-    missing = [chunk.id for chunk in searched if chunk.chunk_uid not in stored]
+    missing = [passage.id for passage in passages if passage.uid not in stored]
     if missing:
         raise EmbeddingStoreError(
-            f"{len(missing)} chunks have no current vector from {model_path_or_name} in {store_path} "
-            f"(first: {missing[:3]}); run embed_chunks first"
+            f"{len(missing)} passages have no current vector from {model_path_or_name} in {store_path} "
+            f"(first: {missing[:3]}); run embed_passages first"
         )
     if not questions:
         return {}
     model = load_embedding_model(model_path_or_name)
     query_vectors = encode(model, [query_prompt + question.question for question in questions])
-    by_corpus: dict[str, list[ChunkRecord]] = {}
-    for chunk in searched:
-        by_corpus.setdefault(chunk.corpus, []).append(chunk)
-    matrices = {corpus: np.stack([stored[chunk.chunk_uid] for chunk in group]) for corpus, group in by_corpus.items()}
-    rankings: dict[str, list[ChunkRecord]] = {}
+    grouped = by_corpus(passages)
+    matrices = {corpus: np.stack([stored[passage.uid] for passage in group]) for corpus, group in grouped.items()}
+    rankings: dict[str, list[Passage]] = {}
     for question, query in zip(questions, query_vectors):
         if question.corpus not in matrices:
             rankings[question.id] = []
             continue
         order = np.argsort(-(matrices[question.corpus] @ query), kind="stable")[:depth]
-        rankings[question.id] = [by_corpus[question.corpus][int(index)] for index in order]
+        rankings[question.id] = [grouped[question.corpus][int(index)] for index in order]
     return rankings

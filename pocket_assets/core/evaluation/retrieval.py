@@ -1,11 +1,14 @@
 """Retrieval evaluation: does a chunker version make the right page easier to find?
 
 A gold file lists questions with the documents and pages (1-based) that answer
-them. Chunks are ranked per question (BM25 here; dense and hybrid rankings come
-from `embeddings.py` and `fuse_rankings`), and one shared piece of arithmetic
-turns any ranking into hit@k and MRR. A hit is a retrieved chunk from an
-expected document whose `pages` intersect the expected pages, because a citation
-to the wrong page is a wrong answer for the people reading it.
+them. What is searched is what the phone embeds: one `Passage` per exported SDK
+line (`passages_from_export`: the document prompt, context header, text and
+citation, exactly `embed_text.text_to_embed`), citing one page. Passages are
+ranked per question (BM25 here; dense and hybrid rankings come from
+`embeddings.py` and `fuse_rankings`), and one shared piece of arithmetic turns
+any ranking into hit@k and MRR. A hit is a retrieved passage from an expected
+document whose cited page is one of the expected pages, because a citation to
+the wrong page is a wrong answer for the people reading it.
 
 Docs: docs/gold-format.md.
 """
@@ -26,11 +29,20 @@ import numpy as np
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH
 
+from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace, prompt_for, text_to_embed
+from pocket_assets.core.export.corpus_files import (
+    MODE_B_FILE,
+    SDK_CHUNK_TYPES,
+    SDK_FILE,
+    export_paths,
+    parse_sdk_line,
+    read_sdk_lines,
+)
 from pocket_assets.core.records import ChunkRecord
 
 DEFAULT_K_VALUES: tuple[int, ...] = (1, 3, 5, 10)
 # What the phone searches: parents only give context to the LLM, they are never retrieved.
-SEARCHABLE_CHUNK_TYPES: tuple[str, ...] = ("child", "table_summary")
+SEARCHABLE_CHUNK_TYPES: tuple[str, ...] = SDK_CHUNK_TYPES
 # Snowball stemmer per corpus; a corpus not listed is stemmed as English.
 CORPUS_LANGUAGES: Mapping[str, str] = {"fr": "french", "intl": "english"}
 DEFAULT_LANGUAGE = "english"
@@ -61,6 +73,25 @@ class GoldQuestion:
     expected_pages: tuple[int, ...]
     expected_chunk_id: str | None = None
     notes: str | None = None
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One string the phone searches, as it embeds it, and the page its citation names.
+
+    `id` and `uid` are the chunk's (`id`, `chunk_uid`); `pages` is the cited page alone.
+    """
+
+    id: str
+    uid: str
+    corpus: str
+    source: str
+    pages: tuple[int, ...]
+    text: str
+
+
+class ExportMismatchError(ValueError):
+    """An SDK file and its corpus JSON do not describe the same chunks (one of them is stale or edited)."""
 
 
 @dataclass(frozen=True)
@@ -165,19 +196,73 @@ def _check_unique_ids(questions: Sequence[GoldQuestion], path: Path) -> None:
         seen.add(question.id)
 
 
+# --- passages -------------------------------------------------------------------------------
+
+
+def passages_from_chunks(chunks: Iterable[ChunkRecord], document_prompt: str = "") -> list[Passage]:
+    """The passages the export would give for these chunks (children and table summaries), in id order."""
+    return [
+        Passage(
+            id=chunk.id,
+            uid=chunk.chunk_uid,
+            corpus=chunk.corpus,
+            source=chunk.source,
+            pages=(chunk.page,),
+            text=text_to_embed(chunk.text, chunk.source, chunk.page, document_prompt, chunk.context),
+        )
+        for chunk in searchable_chunks(chunks)
+    ]
+
+
+def passages_from_export(export_dir: Path, corpus: str, document_prompt: str = "") -> list[Passage]:
+    """Every line of `chunks_{corpus}.txt`, with the id of its chunk from `chunks_mode_b_{corpus}.json`.
+
+    Both files list the SDK chunks in the same order (`export_order`); each line is parsed back
+    and must carry its chunk's header, text and citation, else `ExportMismatchError`. The
+    passage's text is the line's content with the document prompt in front: what the phone embeds.
+    No export yet for the corpus gives no passage.
+    """
+    paths = export_paths(corpus, export_dir)
+    if not paths[SDK_FILE].is_file() or not paths[MODE_B_FILE].is_file():
+        return []
+    records = json.loads(paths[MODE_B_FILE].read_text(encoding="utf-8"))["chunks"]
+    chunks = [record for record in records if record["chunk_type"] in SDK_CHUNK_TYPES]
+    lines = read_sdk_lines(paths[SDK_FILE])
+    if len(lines) != len(chunks):
+        raise ExportMismatchError(f"{paths[SDK_FILE]}: {len(lines)} lines for {len(chunks)} chunks in {MODE_B_FILE}")
+    passages = []
+    prefix = f"{CHUNK_SPLITTER} "
+    for number, (line, chunk) in enumerate(zip(lines, chunks), start=1):
+        parsed = parse_sdk_line(line, has_context=bool(chunk.get("context")))
+        expected = (chunk.get("context", ""), fold_whitespace(chunk["text"]), chunk["source"], chunk["page"])
+        if (parsed.context, parsed.text, parsed.source, parsed.page) != expected:
+            raise ExportMismatchError(f"{paths[SDK_FILE]}:{number}: does not match chunk {chunk['id']}")
+        passages.append(
+            Passage(
+                id=chunk["id"],
+                uid=chunk["chunk_uid"],
+                corpus=corpus,
+                source=parsed.source,
+                pages=(parsed.page,),
+                text=prompt_for(document_prompt, parsed.source) + line[len(prefix) :],
+            )
+        )
+    return sorted(passages, key=lambda passage: passage.id)
+
+
 # --- metric arithmetic (shared by BM25, dense and hybrid) -----------------------------------
 
 
-def is_hit(chunk: ChunkRecord, question: GoldQuestion) -> bool:
+def is_hit(passage: Passage, question: GoldQuestion) -> bool:
     if question.expected_chunk_id is not None:
-        return chunk.id == question.expected_chunk_id
-    if chunk.source not in question.expected_docs:
+        return passage.id == question.expected_chunk_id
+    if passage.source not in question.expected_docs:
         return False
-    return not question.expected_pages or not set(chunk.pages).isdisjoint(question.expected_pages)
+    return not question.expected_pages or not set(passage.pages).isdisjoint(question.expected_pages)
 
 
 def evaluate_rankings(
-    rankings: Mapping[str, Sequence[ChunkRecord]],
+    rankings: Mapping[str, Sequence[Passage]],
     questions: Sequence[GoldQuestion],
     k_values: Sequence[int] = DEFAULT_K_VALUES,
     method: str = "custom",
@@ -193,14 +278,14 @@ def evaluate_rankings(
     rows = []
     for question in questions:
         top = list(rankings.get(question.id, ()))[:depth]
-        rank = next((position for position, chunk in enumerate(top, start=1) if is_hit(chunk, question)), None)
+        rank = next((position for position, passage in enumerate(top, start=1) if is_hit(passage, question)), None)
         rows.append(
             QuestionResult(
                 question_id=question.id,
                 corpus=question.corpus,
                 first_hit_rank=rank,
-                top_ids=tuple(chunk.id for chunk in top),
-                top_pages=tuple(chunk.pages for chunk in top),
+                top_ids=tuple(passage.id for passage in top),
+                top_pages=tuple(passage.pages for passage in top),
             )
         )
     corpora = sorted({row.corpus for row in rows})
@@ -221,12 +306,12 @@ def _metrics(rows: Sequence[QuestionResult], ks: tuple[int, ...]) -> dict[str, f
     return metrics
 
 
-def gold_warnings(chunks: Sequence[ChunkRecord], questions: Sequence[GoldQuestion]) -> tuple[str, ...]:
-    """Questions that cannot score whatever the ranking: their document, page or chunk id is absent."""
-    ids = {chunk.id for chunk in chunks}
+def gold_warnings(passages: Sequence[Passage], questions: Sequence[GoldQuestion]) -> tuple[str, ...]:
+    """Questions that cannot score whatever the ranking: their document, cited page or chunk id is absent."""
+    ids = {passage.id for passage in passages}
     pages_by_doc: dict[tuple[str, str], set[int]] = {}
-    for chunk in chunks:
-        pages_by_doc.setdefault((chunk.corpus, chunk.source), set()).update(chunk.pages)
+    for passage in passages:
+        pages_by_doc.setdefault((passage.corpus, passage.source), set()).update(passage.pages)
     warnings = []
     for question in questions:
         if question.expected_chunk_id is not None and question.expected_chunk_id not in ids:
@@ -238,7 +323,7 @@ def gold_warnings(chunks: Sequence[ChunkRecord], questions: Sequence[GoldQuestio
         elif question.expected_pages and all(
             pages is None or pages.isdisjoint(question.expected_pages) for pages in known
         ):
-            warnings.append(f"{question.id}: no chunk covers pages {list(question.expected_pages)}")
+            warnings.append(f"{question.id}: no passage cites pages {list(question.expected_pages)}")
     return tuple(warnings)
 
 
@@ -281,29 +366,32 @@ def searchable_chunks(
     return sorted((chunk for chunk in chunks if chunk.chunk_type in chunk_types), key=lambda chunk: chunk.id)
 
 
+def by_corpus(passages: Iterable[Passage]) -> dict[str, list[Passage]]:
+    """Passages per corpus, in id order so that ties rank the same in every run."""
+    grouped: dict[str, list[Passage]] = {}
+    for passage in sorted(passages, key=lambda passage: (passage.id, passage.uid)):
+        grouped.setdefault(passage.corpus, []).append(passage)
+    return grouped
+
+
 def bm25_rankings(
-    chunks: Sequence[ChunkRecord],
-    questions: Sequence[GoldQuestion],
-    depth: int = max(DEFAULT_K_VALUES),
-    chunk_types: Sequence[str] = SEARCHABLE_CHUNK_TYPES,
-) -> dict[str, list[ChunkRecord]]:
-    """Top `depth` chunks per question, searched in the question's corpus only (one index per corpus)."""
-    by_corpus: dict[str, list[ChunkRecord]] = {}
-    for chunk in searchable_chunks(chunks, chunk_types):
-        by_corpus.setdefault(chunk.corpus, []).append(chunk)
-    rankings: dict[str, list[ChunkRecord]] = {}
+    passages: Sequence[Passage], questions: Sequence[GoldQuestion], depth: int = max(DEFAULT_K_VALUES)
+) -> dict[str, list[Passage]]:
+    """Top `depth` passages per question, searched in the question's corpus only (one index per corpus)."""
+    grouped = by_corpus(passages)
+    rankings: dict[str, list[Passage]] = {}
     for corpus in sorted({question.corpus for question in questions}):
-        corpus_chunks = by_corpus.get(corpus, [])
+        corpus_passages = grouped.get(corpus, [])
         corpus_questions = [question for question in questions if question.corpus == corpus]
-        if not corpus_chunks:
+        if not corpus_passages:
             rankings.update({question.id: [] for question in corpus_questions})
             continue
         language = language_of(corpus)
         retriever = bm25s.BM25()
-        retriever.index([tokenize(chunk.text, language) for chunk in corpus_chunks], show_progress=False)
+        retriever.index([tokenize(passage.text, language) for passage in corpus_passages], show_progress=False)
         for question in corpus_questions:
             scores = retriever.get_scores(tokenize(question.question, language))
-            rankings[question.id] = [corpus_chunks[index] for index in _top_indices(scores, depth)]
+            rankings[question.id] = [corpus_passages[index] for index in _top_indices(scores, depth)]
     return rankings
 
 
@@ -314,15 +402,11 @@ def _top_indices(scores: np.ndarray, depth: int) -> list[int]:
 
 
 def evaluate_bm25(
-    chunks: Sequence[ChunkRecord],
-    questions: Sequence[GoldQuestion],
-    k_values: Sequence[int] = DEFAULT_K_VALUES,
-    chunk_types: Sequence[str] = SEARCHABLE_CHUNK_TYPES,
+    passages: Sequence[Passage], questions: Sequence[GoldQuestion], k_values: Sequence[int] = DEFAULT_K_VALUES
 ) -> RetrievalReport:
-    rankings = bm25_rankings(chunks, questions, depth=max(k_values), chunk_types=chunk_types)
+    rankings = bm25_rankings(passages, questions, depth=max(k_values))
     report = evaluate_rankings(rankings, questions, k_values, method="bm25")
-    searched = searchable_chunks(chunks, chunk_types)
-    return dataclasses.replace(report, warnings=gold_warnings(searched, questions))
+    return dataclasses.replace(report, warnings=gold_warnings(passages, questions))
 
 
 # --- fusion ---------------------------------------------------------------------------------
@@ -338,10 +422,10 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) ->
 
 
 def fuse_rankings(
-    per_method: Sequence[Mapping[str, Sequence[ChunkRecord]]], k: int = RRF_K
-) -> dict[str, list[ChunkRecord]]:
-    """Hybrid ranking per question: RRF over the chunk ids of each method's ranking."""
-    fused: dict[str, list[ChunkRecord]] = {}
+    per_method: Sequence[Mapping[str, Sequence[Passage]]], k: int = RRF_K
+) -> dict[str, list[Passage]]:
+    """Hybrid ranking per question: RRF over the passage ids of each method's ranking."""
+    fused: dict[str, list[Passage]] = {}
     for question_id in sorted({question_id for rankings in per_method for question_id in rankings}):
         lists = [rankings.get(question_id, ()) for rankings in per_method]
         by_id = {chunk.id: chunk for ranking in lists for chunk in ranking}

@@ -3,11 +3,14 @@
 For a corpus `c`, `write_corpus_exports` writes under `out_dir`:
 
 - `chunks_{c}.txt`: the Google AI Edge RAG SDK file, one line per child and
-  table summary, `core.embed_text.sdk_line` (seed SPEC-SCH-001 §6);
+  table summary, `core.embed_text.sdk_line` (seed SPEC-SCH-001 §6, with the
+  context header: `<chunk_splitter> {context} | {text} [Source: f.pdf, Page N]`);
 - `chunks_mode_b_{c}.json`: `{"metadata": {...}, "chunks": [...]}` with every
   chunk type, each chunk valid against the seed's Draft-07 chunk schema (§5);
 - `chunks_{c}.hepilot.jsonl`: one seed HEPilot `chunk_output` record per chunk,
-  valid against its 2020-12 schema, UUID formats checked;
+  valid against its 2020-12 schema, UUID formats checked (the schema allows no
+  other field, so the context header is not there: its `section_path` holds the
+  same structure);
 - `id_redirects_{c}.json`: every id of the previous `chunks_mode_b_{c}.json`
   mapped to the id now covering the same text, or to null (`core.redirects`).
   Without a previous export it is still written, with an empty map and
@@ -38,7 +41,7 @@ from typing import Any, Sequence, TextIO
 import jsonschema
 
 from pocket_assets.core.atomic import atomic_path
-from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, sdk_line
+from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, CONTEXT_SEPARATOR, sdk_line, with_context
 from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, to_dict
 from pocket_assets.core.export.redirects import DEFAULT_MIN_OVERLAP, RedirectMap, RedirectStats, compute_redirects
 
@@ -66,11 +69,18 @@ class ExportError(ValueError):
 
 @dataclass(frozen=True)
 class SdkLine:
-    """One SDK export line read back: the folded chunk text and its citation."""
+    """One SDK export line read back: its context header ("" without one), the folded chunk text
+    and its citation."""
 
+    context: str
     text: str
     source: str
     page: int
+
+    @property
+    def content(self) -> str:
+        """What the line holds between `<chunk_splitter> ` and the citation: header and text."""
+        return with_context(self.context, self.text)
 
 
 @dataclass(frozen=True)
@@ -201,16 +211,25 @@ def _redirects_from(
         raise ExportError(None, f"{path}: {reason}") from None
 
 
-def parse_sdk_file(path: Path) -> list[SdkLine]:
-    """Read an SDK export back, one SdkLine per line (what the tests and users check a file with)."""
+def parse_sdk_file(path: Path, *, has_context: bool) -> list[SdkLine]:
+    """Read an SDK export back, one SdkLine per line (what the tests and users check a file with).
+
+    `has_context`: the file was written with a context header (`context_header` other than
+    `none`); a line's text may hold ` | ` itself, so the reader must be told.
+    """
+    return [parse_sdk_line(line, has_context=has_context) for line in read_sdk_lines(path)]
+
+
+def read_sdk_lines(path: Path) -> list[str]:
     lines = path.read_text(encoding="utf-8").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [parse_sdk_line(line) for line in lines]
+    return lines
 
 
-def parse_sdk_line(line: str) -> SdkLine:
-    """The citation is the last `[Source: ..., Page N]` of the line, so a text quoting one stays text."""
+def parse_sdk_line(line: str, *, has_context: bool) -> SdkLine:
+    """The citation is the last `[Source: ..., Page N]` of the line, so a text quoting one stays text;
+    the header is what precedes the first ` | ` (a header never holds `|`)."""
     prefix = f"{CHUNK_SPLITTER} "
     marker = " [Source: "
     if not line.startswith(prefix) or not line.endswith("]"):
@@ -219,7 +238,13 @@ def parse_sdk_line(line: str) -> SdkLine:
     source, separator, page = line[cut + len(marker) : -1].rpartition(", Page ")
     if cut < 0 or not separator or not page.isdigit():
         raise ValueError(f"SDK export line without a [Source: ..., Page N] citation: {line[:80]!r}")
-    return SdkLine(text=line[len(prefix) : cut], source=source, page=int(page))
+    content = line[len(prefix) : cut]
+    context = ""
+    if has_context:
+        context, separator, content = content.partition(CONTEXT_SEPARATOR)
+        if not separator or not context:
+            raise ValueError(f"SDK export line without a context header: {line[:80]!r}")
+    return SdkLine(context=context, text=content, source=source, page=int(page))
 
 
 def _check_corpus_and_ids(corpus: str, chunks: Sequence[ChunkRecord]) -> None:
@@ -255,9 +280,11 @@ def _write_sdk(handle: TextIO, chunks: Sequence[ChunkRecord]) -> tuple[str, ...]
     for chunk in chunks:
         if chunk.chunk_type not in SDK_CHUNK_TYPES:
             continue
-        if CHUNK_SPLITTER in chunk.text or CHUNK_SPLITTER in chunk.source:
+        if any(CHUNK_SPLITTER in value for value in (chunk.text, chunk.source, chunk.context)):
             raise ExportError(chunk.id, f"contains {CHUNK_SPLITTER}, which the Android SDK splits chunks on")
-        line = sdk_line(chunk.text, chunk.source, chunk.page)
+        if "|" in chunk.context or "\n" in chunk.context:
+            raise ExportError(chunk.id, f"context header {chunk.context!r} holds '|' or a line break")
+        line = sdk_line(chunk.text, chunk.source, chunk.page, chunk.context)
         if len(preview) < PREVIEW_LINES:
             preview.append(line)
         handle.write(line + "\n")

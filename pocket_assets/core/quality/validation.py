@@ -59,7 +59,7 @@ CHILDREN_COVER_TEXT = "children_cover_text_outside_tables"
 
 OFFENDING_LIMIT = 10
 # The partition suite's `$PARAMETER`s; anything else in a suite is a configuration error.
-SUITE_PARAMETERS: frozenset[str] = frozenset({"parent_ids", "parent_tokens"})
+SUITE_PARAMETERS: frozenset[str] = frozenset({"parent_ids", "parent_tokens", "max_tokens"})
 # Columns the suites may read; the frame holds nothing else, to keep GE's copies small.
 FRAME_COLUMNS: tuple[str, ...] = (
     "id",
@@ -71,6 +71,7 @@ FRAME_COLUMNS: tuple[str, ...] = (
     "source",
     "text",
     "tokens",
+    "embedded_tokens",
     "parent_id",
 )
 _IDENTITY_COLUMNS = ["id", "page"]
@@ -220,6 +221,7 @@ def check_expectations(gates: Gates, chunks: Sequence[ChunkRecord], policy: Chun
     parameters = {
         "parent_ids": sorted({chunk.id for chunk in chunks if chunk.chunk_type == "parent"}),
         "parent_tokens": policy.parent_tokens,
+        "max_tokens": policy.max_tokens,
     }
     return _run_suite(gates, gates.partition_suite, EXPECTATIONS_GATE, _frame(chunks), parameters)
 
@@ -230,7 +232,7 @@ def _frame(chunks: Sequence[ChunkRecord]) -> pandas.DataFrame:
     columns = {name: [getattr(chunk, name) for chunk in chunks] for name in FRAME_COLUMNS}
     frame = pandas.DataFrame(columns, columns=list(FRAME_COLUMNS))
     # An empty partition still needs typed numeric columns for the range expectations.
-    return frame.astype({"page": "int64", "tokens": "int64"}) if frame.empty else frame
+    return frame.astype({"page": "int64", "tokens": "int64", "embedded_tokens": "int64"}) if frame.empty else frame
 
 
 def _run_suite(

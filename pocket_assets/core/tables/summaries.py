@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Protocol, Sequence
 
 from pocket_assets.core import ids
+from pocket_assets.core.chunking.context import ContextHeaders
 from pocket_assets.core.document import canonical_text
 from pocket_assets.core.chunking.embed_text import fold_whitespace, text_to_embed
 from pocket_assets.core.chunking.segments import plan_segments
@@ -444,8 +445,9 @@ def summarize_tables(
     Canonical ids number a summary's block after the blocks `parents` and `children`
     already use in its section and page, so no two records of a document share one.
 
-    Each summary's text is folded to one line and trimmed (at a word, with
-    `…`) until `text_to_embed` fits `policy.max_tokens`. Raises `SummaryError`
+    Each summary carries the context header of the parent's place (title >
+    section path > article); its text is folded to one line and trimmed (at a
+    word, with `…`) until `text_to_embed` with that header fits `policy.max_tokens`. Raises `SummaryError`
     naming the table when a summarizer fails without fallback, when no parent
     holds a table, or when a summary cannot be at least `policy.min_chars` long.
     """
@@ -459,11 +461,13 @@ def summarize_tables(
         if not any(short.char_start <= table.char_start < short.char_end for short in left_out)
     ]
     holders = [parent_finder.holding(table.context, table.char_start) for table in tables]  # before any LLM call
+    headers = ContextHeaders.for_document(identity, pages, policy, counter)
+    contexts = [headers.header(parent.section_path, parent.article_num) for parent in holders]
     texts: list[str] = []
     cache_hits = requests = 0
     seconds = 0.0
     fallbacks: list[str] = []
-    for table in tables:
+    for table, header in zip(tables, contexts):
         context = table.context
         key = summary_cache_key(
             (context.markdown, context.caption_or_heading or "", context.language, *summarizer.cache_key_parts())
@@ -480,15 +484,23 @@ def summarize_tables(
         seconds += summary.seconds
         if summary.fallback is not None:
             fallbacks.append(summary.fallback)
-        texts.append(_fit_cap(context, fold_whitespace(summary.text), policy, counter))
+        texts.append(_fit_cap(context, header, fold_whitespace(summary.text), policy, counter))
 
     document_id = ids.document_uuid(identity.partition_key)
     doc_uid = ids.doc_uid(identity.partition_key)
     revision = ids.revision8(canonical_text(pages)) if tables else ""  # hash the text only when needed
     token_counts = counter.count_batch(texts)
+    embedded_counts = counter.count_batch(
+        [
+            text_to_embed(text, identity.source, table.context.page, policy.document_prompt, header)
+            for table, text, header in zip(tables, texts, contexts)
+        ]
+    )
     next_block = _next_free_blocks((*parents, *children))
     records = []
-    for table, parent, text, tokens in zip(tables, holders, texts, token_counts):
+    for table, parent, text, tokens, header, embedded in zip(
+        tables, holders, texts, token_counts, contexts, embedded_counts
+    ):
         context = table.context
         record_id = ids.table_summary_id(identity.source, context.page, context.table_index)
         place = ids.canonical_place(doc_uid, revision, parent.section_id, context.page)
@@ -527,6 +539,8 @@ def summarize_tables(
                 content_features=ContentFeatures(table_count=1),
                 chunker_version=policy.chunker_version,
                 policy_hash=policy.policy_hash,
+                context=header,
+                embedded_tokens=embedded,
             )
         )
     stats = SummaryStats(
@@ -622,11 +636,11 @@ def cells_from_markdown(markdown: str) -> TableCells:
     return TableCells(header=rows[0], rows=tuple(rows[1:]))
 
 
-def _fit_cap(context: TableContext, text: str, policy: ChunkPolicy, counter: TokenCounter) -> str:
-    """The longest word prefix (plus `…`) whose embedded string fits `max_tokens`."""
+def _fit_cap(context: TableContext, header: str, text: str, policy: ChunkPolicy, counter: TokenCounter) -> str:
+    """The longest word prefix (plus `…`) whose embedded string, behind `header`, fits `max_tokens`."""
 
     def fits(candidate: str) -> bool:
-        embedded = text_to_embed(candidate, context.source, context.page, policy.document_prompt)
+        embedded = text_to_embed(candidate, context.source, context.page, policy.document_prompt, header)
         return counter.count(embedded) <= policy.max_tokens
 
     if not fits(text):

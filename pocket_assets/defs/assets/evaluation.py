@@ -1,4 +1,9 @@
-"""Evaluation (on demand, off the export path): are answers easy to find with these chunks?"""
+"""Evaluation (on demand, off the export path): are answers easy to find in what the phone embeds?
+
+Both assets read the exported SDK files back (`retrieval.passages_from_export`), so they measure
+the strings the phone embeds (document prompt, context header, text, citation) and the page
+each line cites, not the chunk records behind them.
+"""
 
 from pathlib import Path
 
@@ -12,28 +17,27 @@ from dagster import (
     asset,
 )
 
-from pocket_assets.core.evaluation.embeddings import dense_rankings, embed_chunks
-from pocket_assets.runstate.export_selection import read_validated_chunks, select_for_export
-from pocket_assets.core.pdf import discover_pdfs
-from pocket_assets.core.records import ChunkRecord
+from pocket_assets.core.evaluation.embeddings import dense_rankings, embed_passages
 from pocket_assets.core.evaluation.retrieval import (
+    Passage,
     RetrievalReport,
     bm25_rankings,
     evaluate_bm25,
     evaluate_rankings,
     fuse_rankings,
     load_gold,
-    searchable_chunks,
+    passages_from_export,
 )
-from pocket_assets.defs.assets.export import STAGES
-from pocket_assets.defs.assets.quality import validated_chunks
+from pocket_assets.core.records import CORPORA
+from pocket_assets.defs.assets.export import android_export
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, EvaluationResource, TokenizerResource
 
 
-def _corpus_chunks(paths: CorpusPaths) -> list[ChunkRecord]:
-    store = paths.store()
-    return read_validated_chunks(store, select_for_export(store, discover_pdfs(paths.raw_path), STAGES).included)
+def _exported_passages(paths: CorpusPaths, document_prompt: str) -> list[Passage]:
+    return [
+        passage for corpus in CORPORA for passage in passages_from_export(paths.output_path, corpus, document_prompt)
+    ]
 
 
 def _store_path(paths: CorpusPaths) -> Path:
@@ -44,19 +48,18 @@ def _store_path(paths: CorpusPaths) -> Path:
     owners=OWNERS,
     group_name="evaluation",
     kinds={"parquet"},
-    deps=[validated_chunks],
-    description="On demand (not part of build_corpus): vectors of every validated child and table summary (the string the phone embeds), keyed by "
-    "chunk_uid and text hash so a re-run embeds only what changed. Needs the [embed] extra.",
+    deps=[android_export],
+    description="On demand (not part of build_corpus): vectors of every exported SDK line (the string the phone embeds, "
+    "document prompt included), keyed by chunk_uid and text hash so a re-run embeds only what changed. Needs the [embed] extra.",
 )
 def child_embeddings(
     paths: CorpusPaths, evaluation: EvaluationResource, chunk_policy: ChunkPolicyResource
 ) -> MaterializeResult:
-    update = embed_chunks(
-        searchable_chunks(_corpus_chunks(paths)),
+    update = embed_passages(
+        _exported_passages(paths, chunk_policy.document_prompt),
         evaluation.embedding_model,
         evaluation.expected_dim,
         _store_path(paths),
-        document_prompt=chunk_policy.document_prompt,
     )
     return MaterializeResult(
         metadata={
@@ -75,9 +78,10 @@ def child_embeddings(
     owners=OWNERS,
     group_name="evaluation",
     kinds={"json"},
-    deps=[validated_chunks],
-    description="On demand (not part of build_corpus): retrieval quality on the gold questions: hit@1/3/5/10 and MRR for BM25 (and dense and hybrid "
-    "when configured), stamped with the chunker version and policy hash so versions compare in the UI plots.",
+    deps=[android_export],
+    description="On demand (not part of build_corpus): retrieval quality on the gold questions over the exported SDK lines: "
+    "cited-page hit@1/3/5/10 and MRR for BM25 (and dense and hybrid when configured), stamped with the chunker version, "
+    "policy hash and context header setting so versions and settings compare in the UI plots.",
 )
 def retrieval_eval(
     context: AssetExecutionContext,
@@ -86,18 +90,13 @@ def retrieval_eval(
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
 ) -> MaterializeResult:
-    chunks = _corpus_chunks(paths)
+    passages = _exported_passages(paths, chunk_policy.document_prompt)
     questions = load_gold(Path(evaluation.gold_path))
-    reports = [evaluate_bm25(chunks, questions)]
+    reports = [evaluate_bm25(passages, questions)]
     if evaluation.dense:
-        bm25 = bm25_rankings(chunks, questions)
+        bm25 = bm25_rankings(passages, questions)
         dense = dense_rankings(
-            chunks,
-            questions,
-            _store_path(paths),
-            evaluation.embedding_model,
-            query_prompt=evaluation.query_prompt,
-            document_prompt=chunk_policy.document_prompt,
+            passages, questions, _store_path(paths), evaluation.embedding_model, query_prompt=evaluation.query_prompt
         )
         reports += [
             evaluate_rankings(dense, questions, reports[0].k_values, method="dense"),
@@ -108,14 +107,17 @@ def retrieval_eval(
     policy = chunk_policy.policy(tokenizer.name)
     metadata: dict = {
         "questions": len(questions),
+        "passages": len(passages),
         "chunker_version": policy.chunker_version,
         "policy_hash": policy.policy_hash,
+        "context_header": policy.context_header,
     }
     for report in reports:
         metadata.update(
             {f"{report.method}_{name}": float(value) for name, value in report.metrics.items() if name != "questions"}
         )
     metadata["per_question"] = _per_question_table(reports[0])
+    # context_header is metadata only: Dagster tag values may not hold '+'.
     return MaterializeResult(metadata=metadata, tags={"policy_hash": policy.policy_hash})
 
 
