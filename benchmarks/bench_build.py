@@ -48,8 +48,8 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     from pocket_assets.core.pdf import discover_pdfs, inspect_pdf
     from pocket_assets.core.policy import ChunkPolicy
     from pocket_assets.core.records import CORPORA, to_dict
-    from pocket_assets.core.schemas import CHUNK_SCHEMA, PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
     from pocket_assets.core.chunking.slice_counts import PieceTokens
+    from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, RAW_PDF, TABLE_SUMMARIES, VALIDATED_CHUNKS, Stage
     from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
     from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables
     from pocket_assets.core.tables.cache import SummaryCache
@@ -67,10 +67,8 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     cache = SummaryCache(out_dir / "cache")
     summarizer = ExtractiveSummarizer(counter, target_tokens=policy.summary_tokens)
 
-    def save(asset: str, key: str, rows: list, schema, sha: str) -> None:
-        store.write(
-            asset, key, rows, schema, PartitionManifest(asset, key, STATUS_OK, rows=len(rows), source_sha256=sha)
-        )
+    def save(stage: Stage, key: str, rows: list, sha: str) -> None:
+        store.write(stage, key, rows, PartitionManifest(stage.name, key, STATUS_OK, rows=len(rows), source_sha256=sha))
         lap("store_writes")
 
     validated, reports, page_total = [], [], 0
@@ -78,27 +76,27 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     for key in discover_pdfs(raw_dir):
         identity = inspect_pdf(raw_dir / key, key)
         lap("inspect_pdf")
-        save("raw_pdf", key, [to_dict(identity)], PDF_IDENTITY_SCHEMA, identity.sha256)
+        save(RAW_PDF, key, [to_dict(identity)], identity.sha256)
         pages = extract_pages(raw_dir / key)
         page_total += len(pages)
         lap("extract_pages")
-        save("pages", key, [to_dict(page) for page in pages], PAGE_SCHEMA, identity.sha256)
+        save(PAGES, key, [to_dict(page) for page in pages], identity.sha256)
         chunked = chunk_document(identity, pages, policy, counter, piece_tokens)
         lap("chunk_document")
-        save("parents", key, [to_dict(c) for c in chunked.parents], CHUNK_SCHEMA, identity.sha256)
-        save("children", key, [to_dict(c) for c in chunked.children], CHUNK_SCHEMA, identity.sha256)
+        save(PARENTS, key, [to_dict(c) for c in chunked.parents], identity.sha256)
+        save(CHILDREN, key, [to_dict(c) for c in chunked.children], identity.sha256)
         batch = summarize_tables(
             identity, pages, chunked.parents, policy, counter, summarizer, cache, children=chunked.children
         )
         lap("summarize_tables")
-        save("table_summaries", key, [to_dict(c) for c in batch.chunks], CHUNK_SCHEMA, identity.sha256)
+        save(TABLE_SUMMARIES, key, [to_dict(c) for c in batch.chunks], identity.sha256)
         chunks = [*chunked.parents, *chunked.children, *batch.chunks]
         report = validate_partition(gates, key, chunks, pages, policy)
         reports.append(report)
         lap("validate_partition")
         if report.passed:
             validated.extend(chunks)
-            save("validated_chunks", key, [to_dict(c) for c in chunks], CHUNK_SCHEMA, identity.sha256)
+            save(VALIDATED_CHUNKS, key, [to_dict(c) for c in chunks], identity.sha256)
     write_report_html(out_dir / "reports" / "validation.html", reports, "Validation report")
     lap("validation_report")
     assert validate_corpus_ids(gates, validated).passed

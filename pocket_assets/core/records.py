@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pocket_assets.core import ids
+
+if TYPE_CHECKING:
+    from pocket_assets.core.policy import ChunkPolicy
 
 CORPORA: tuple[str, ...] = ("fr", "intl")
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list", "table", "code", "equation")
@@ -117,6 +122,34 @@ class ChunkRecord:
     # Tokens of the whole embedded string (prompt, context, text, citation: embed_text.text_to_embed);
     # 0 for parents. The gates check it against the policy's cap.
     embedded_tokens: int = 0
+
+
+def new_chunk(
+    identity: PdfIdentity,
+    document_id: str,
+    policy: ChunkPolicy,
+    *,
+    id: str,
+    text: str,
+    anchor_text: str,
+    **fields: Any,
+) -> ChunkRecord:
+    """The one place a chunk record is made: what follows from its PDF (source, corpus), its id and
+    text (uuid, content hash, anchor of `anchor_text`) and the policy (versions) is filled here; the
+    chunker and the table summaries give the rest in `fields`."""
+    return ChunkRecord(
+        id=id,
+        text=text,
+        source=identity.source,
+        corpus=identity.corpus,
+        chunk_uid=ids.chunk_uuid(document_id, id),
+        document_id=document_id,
+        hash=ids.content_hash(text),
+        anchor=ids.anchor(anchor_text),
+        chunker_version=policy.chunker_version,
+        policy_hash=policy.policy_hash,
+        **fields,
+    )
 
 
 def to_dict(record: Any) -> dict[str, Any]:

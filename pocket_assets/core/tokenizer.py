@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
+import blake3
 from tokenizers import Encoding, Tokenizer
 
 from pocket_assets.core.errors import TokenizerError
@@ -47,19 +48,45 @@ def load_tokenizer(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
     if spec in _VENDORED:
         data = resources.files("pocket_assets.core.data").joinpath(_VENDORED[spec]).read_bytes()
         return TokenCounter(spec, Tokenizer.from_str(gzip.decompress(data).decode("utf-8")))
+    return TokenCounter(spec, _parse(tokenizer_file(spec)))
+
+
+def tokenizer_identity(spec: str) -> str:
+    """What chunks made with this tokenizer are versioned by: the vendored name, or the
+    blake3 of the tokenizer file `spec` resolves to, so editing or swapping the file (not
+    moving it) changes the version. Hashing a ~30 MB file takes a few milliseconds."""
+    if spec in _VENDORED:
+        return spec
+    path = tokenizer_file(spec)
+    stat = path.stat()
+    return _file_identity(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _file_identity(path: str, size: int, mtime_ns: int) -> str:
+    """Cached by size and mtime: the staleness sensor asks on every tick."""
+    return "blake3:" + blake3.blake3(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def tokenizer_file(spec: str) -> Path:
+    """The tokenizer.json[.gz] a non-vendored `spec` names (see `load_tokenizer`)."""
     path = Path(spec).expanduser()
     if path.exists():
-        return TokenCounter(spec, _load_path(path))
-    return TokenCounter(spec, _load_cached_hub_id(spec))
+        return _file_in(path)
+    return _file_in(_cached_hub_file(spec))
 
 
-def _load_path(path: Path) -> Tokenizer:
-    if path.is_dir():
-        candidates = [path / "tokenizer.json", path / "tokenizer.json.gz", *sorted(path.glob("*/tokenizer.json"))]
-        found = next((candidate for candidate in candidates if candidate.is_file()), None)
-        if found is None:
-            raise TokenizerError(f"{path}: no tokenizer.json in this folder (nor one level down)")
-        path = found
+def _file_in(path: Path) -> Path:
+    if not path.is_dir():
+        return path
+    candidates = [path / "tokenizer.json", path / "tokenizer.json.gz", *sorted(path.glob("*/tokenizer.json"))]
+    found = next((candidate for candidate in candidates if candidate.is_file()), None)
+    if found is None:
+        raise TokenizerError(f"{path}: no tokenizer.json in this folder (nor one level down)")
+    return found
+
+
+def _parse(path: Path) -> Tokenizer:
     raw = path.read_bytes()
     if path.suffix == ".gz":
         raw = gzip.decompress(raw)
@@ -70,7 +97,7 @@ def _load_path(path: Path) -> Tokenizer:
     return Tokenizer.from_str(raw.decode("utf-8"))
 
 
-def _load_cached_hub_id(model_id: str) -> Tokenizer:
+def _cached_hub_file(model_id: str) -> Path:
     """A hub id resolved from the local Hugging Face cache only (HF_HOME), never the network."""
     from huggingface_hub import try_to_load_from_cache
 
@@ -83,4 +110,4 @@ def _load_cached_hub_id(model_id: str) -> Tokenizer:
             f"tokenizer {model_id!r} is neither 'gemma3', a local path, nor a model in the local Hugging Face "
             "cache; nothing is downloaded at run time: give a path to its tokenizer.json or model folder"
         )
-    return _load_path(Path(cached))
+    return Path(cached)

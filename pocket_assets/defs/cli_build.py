@@ -8,14 +8,16 @@ from typing import Sequence
 
 from dagster import AssetKey, DagsterInstance
 
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
-from pocket_assets.defs.build import STAGE_ASSETS, build_definitions
+from pocket_assets.defs.build import build_definitions
 from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partition_ranges import contiguous_ranges, range_tags
 from pocket_assets.defs.partition_sync import sync_partitions
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths, default_paths
+from pocket_assets.runstate.stages import SOURCE, STAGES, Stage
+from pocket_assets.runstate.staleness import NOT_OK, first_problem
+from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 
 CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 
@@ -23,7 +25,7 @@ CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 @dataclass(frozen=True)
 class PdfSummary:
     partition_key: str
-    rows: dict[str, int]
+    rows: dict[Stage, int]
     failure: str | None
 
 
@@ -64,26 +66,25 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
 
 
 def summarize_pdf(store: PartitionStore, key: str) -> PdfSummary:
-    rows: dict[str, int] = {}
-    failure = None
-    for asset in STAGE_ASSETS:
-        manifest = store.manifest(asset, key)
-        if manifest is None:
-            continue
-        if manifest.status == STATUS_OK:
-            rows[asset] = manifest.rows
-        elif failure is None:
-            failure = f"{asset} {manifest.status}: {manifest.reason}"
-    return PdfSummary(key, rows, failure)
+    """Rows per good stage; a failure is a stage whose last attempt failed or was skipped (a stage
+    never built is no failure: `--select` may have left it out)."""
+    rows: dict[Stage, int] = {}
+    for stage in STAGES:
+        manifest = store.manifest(stage, key)
+        if manifest is not None and manifest.status == STATUS_OK:
+            rows[stage] = manifest.rows
+    built = [stage for stage in STAGES if store.manifest(stage, key) is not None]
+    problem = first_problem(store, key, stages=built)
+    return PdfSummary(key, rows, problem.sentence if problem is not None and problem.kind == NOT_OK else None)
 
 
 def print_summary(summaries: Sequence[PdfSummary], paths: CorpusPaths) -> None:
     print("\nsummary")
     for summary in summaries:
-        counts = ", ".join(f"{asset} {count}" for asset, count in summary.rows.items() if asset != "raw_pdf")
+        counts = ", ".join(f"{stage} {count}" for stage, count in summary.rows.items() if stage is not SOURCE)
         state = f"FAILED ({summary.failure})" if summary.failure else "ok"
         print(f"  {summary.partition_key}: {state}; {counts}")
-    totals = {asset: sum(s.rows.get(asset, 0) for s in summaries) for asset in STAGE_ASSETS if asset != "raw_pdf"}
+    totals = {stage: sum(s.rows.get(stage, 0) for s in summaries) for stage in STAGES if stage is not SOURCE}
     failed = [s for s in summaries if s.failure]
     print(f"  {len(summaries)} PDFs, {len(failed)} failed; " + ", ".join(f"{a} {n}" for a, n in totals.items()))
     print(f"  stages: {paths.store().root}")

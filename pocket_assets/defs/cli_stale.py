@@ -6,18 +6,18 @@ from typing import Sequence
 
 from pocket_assets.runstate.staleness import describe
 from pocket_assets.defs.cli_build import cli_paths, run_build
-from pocket_assets.defs.staleness import pdf_staleness, stage_code_versions
+from pocket_assets.defs.resources import environment_versions
+from pocket_assets.defs.staleness import pdf_staleness
 
 
 def list_stale(raw_dir: str | None, output_dir: str | None) -> int:
     """Print the stale PDFs with their reasons; exit 0 either way (a listing, not a check)."""
     paths = cli_paths(raw_dir, output_dir)
-    verdicts = pdf_staleness(paths)
+    versions = environment_versions()
+    verdicts = pdf_staleness(paths, versions=versions)
     stale = [verdict for verdict in verdicts if verdict.stale]
-    versions = {version for version in stage_code_versions().values() if version}
-    print(
-        f"{len(stale)} of {len(verdicts)} PDF(s) in {paths.raw_path} stale (code version {', '.join(sorted(versions))})"
-    )
+    print(f"{len(stale)} of {len(verdicts)} PDF(s) in {paths.raw_path} stale; current versions:")
+    print("\n".join(f"  {stage}: {version}" for stage, version in versions.items() if version))
     if stale:
         print(describe(stale))
     return 0

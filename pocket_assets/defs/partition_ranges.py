@@ -10,6 +10,8 @@ import hashlib
 from typing import Iterable, Sequence
 
 from dagster import RunRequest
+# Private on purpose: Dagster 1.13 exports no public name for the tags that make a run a single-run
+# backfill of a partition range, and spelling "dagster/asset_partition_range_start" here would drift silently.
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 

@@ -1,10 +1,29 @@
-"""One dynamic partition per PDF, keyed by its path under the raw folder (e.g. `fr/faq.pdf`)."""
+"""One dynamic partition per PDF, keyed by its path under the raw folder (e.g. `fr/faq.pdf`).
 
-from typing import Any, Sequence
+The per-PDF assets are declared from the stage registry (`runstate.stages`): the
+asset key is the stage's name, its dependencies are the stage's upstream stages,
+and its Dagster code version is the stage's version under the settings the
+environment configures (tokenizer, chunk policy, summarizer, extraction options).
 
-from dagster import AssetCheckSpec, BackfillPolicy, DynamicPartitionsDefinition, asset
+Dagster reads code versions when the code location loads, so the UI shows the
+versions of the environment's settings; a run whose launchpad config changes a
+setting stamps its own versions in the manifests, which the project's staleness
+(`pocket-assets stale`, the schedule, the sensor) compares with the environment's.
+"""
 
-from pocket_assets.defs.resources import environment_policy
+from typing import Mapping, Sequence
+
+from dagster import (
+    AssetCheckSpec,
+    AssetSpec,
+    BackfillPolicy,
+    DynamicPartitionsDefinition,
+    asset,
+    multi_asset,
+)
+
+from pocket_assets.defs.resources import environment_versions
+from pocket_assets.runstate.stages import Stage
 
 pdf_partitions = DynamicPartitionsDefinition(name="pdfs")
 
@@ -14,36 +33,57 @@ single_run = BackfillPolicy.single_run()
 # Who to ask about these assets, shown in the UI.
 OWNERS = ["team:corpus-maintainers"]
 
-_POLICY = environment_policy()
-# The chunking assets' Dagster code version: a chunker bump or a policy change marks them stale.
-CODE_VERSION = _POLICY.code_version
-VERSION_TAGS = {"chunker_version": _POLICY.chunker_version, "policy_hash": _POLICY.policy_hash}
-
 
 def pdf_asset(
+    stage: Stage,
     *,
     group_name: str,
     description: str,
-    deps: Sequence[Any] = (),
     kinds: Sequence[str] = ("parquet",),
-    versioned: bool = False,
-    code_version: str | None = None,
     check_specs: Sequence[AssetCheckSpec] | None = None,
 ):
-    """`@asset` for a per-PDF stage: partitioned by PDF, single-run backfills, owned, grouped.
-
-    `versioned` stages depend on the chunk policy and carry its code version and tags;
-    others may declare their own `code_version` (the extractor's, for pages).
-    """
+    """`@asset` for one per-PDF stage: partitioned by PDF, single-run backfills, owned, grouped."""
     return asset(
+        name=stage.name,
         partitions_def=pdf_partitions,
         backfill_policy=single_run,
         owners=OWNERS,
         group_name=group_name,
         kinds=set(kinds),
-        deps=list(deps),
+        deps=[upstream.name for upstream in stage.upstream],
         description=description,
         check_specs=check_specs,
-        code_version=CODE_VERSION if versioned else code_version,
-        tags=VERSION_TAGS if versioned else None,
+        code_version=environment_versions()[stage],
     )
+
+
+def pdf_multi_asset(
+    stages: Mapping[Stage, str],
+    *,
+    name: str,
+    group_name: str,
+    kinds: Sequence[str] = ("parquet",),
+):
+    """`@multi_asset` for per-PDF stages made in one step (stage -> description); the same
+    partitions, backfill policy, owners and group as `pdf_asset`. Not subsettable: the
+    stages come from one computation, so they are always materialized together."""
+    versions = environment_versions()
+    return multi_asset(
+        name=name,
+        partitions_def=pdf_partitions,
+        backfill_policy=single_run,
+        specs=[
+            AssetSpec(
+                stage.name,
+                description=description,
+                deps=[upstream.name for upstream in stage.upstream],
+                owners=OWNERS,
+                group_name=group_name,
+                kinds=set(kinds),
+                partitions_def=pdf_partitions,
+                code_version=versions[stage],
+            )
+            for stage, description in stages.items()
+        ],
+    )
+

@@ -3,9 +3,11 @@
 Dagster cannot mark a single partition of a multi-partition (single-run backfill)
 step as failed (dagster issue 17836). So each stage catches a PDF's error,
 records it in that partition's manifest (keeping its last good output), skips
-the PDF downstream, and goes on with the others. A run of one PDF that fails
-still fails its step, so the UI shows the red partition; a run of many reports
-the failures in metadata and through the build command's exit code.
+the PDF downstream, and goes on with the others. Only errors about the PDF are
+caught so (`defs.pdf_errors`); a bug fails the step whatever the number of
+PDFs. A run of one PDF that fails still fails its step, so the UI shows the red
+partition; a run of many reports the failures in metadata and through the
+build command's exit code.
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ from __future__ import annotations
 import logging
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-import pyarrow as pa
 from dagster import (
     AssetCheckResult,
     AssetCheckSeverity,
@@ -26,6 +27,8 @@ from dagster import (
     MetadataValue,
 )
 
+from pocket_assets.defs.pdf_errors import PER_PDF_ERRORS
+from pocket_assets.runstate.stages import Stage, stage_named
 from pocket_assets.runstate.storage import (
     STATUS_FAILED,
     STATUS_OK,
@@ -38,10 +41,9 @@ from pocket_assets.runstate.storage import (
 
 @dataclass(frozen=True)
 class StageOutput:
-    """What a stage made of one PDF: rows to store, and numbers to show in the UI."""
+    """What a stage made of one PDF: rows to store (in the stage's schema), and numbers to show in the UI."""
 
     rows: list[dict[str, Any]]
-    schema: pa.Schema
     source_sha256: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -70,8 +72,33 @@ def run_per_pdf(
     An asset whose checks judge the PDFs (the gates) sets `fail_when_all_fail=False`:
     its failed PDFs show as failed checks, which block what is downstream.
     """
-    asset = context.asset_key.to_user_string()
-    outcomes = [_build_one(context, store, asset, key, build, code_version) for key in sorted(context.partition_keys)]
+    stage = stage_named(context.asset_key.to_user_string())
+    outcomes = _build_all(context, store, (stage,), lambda key: {stage: build(key)}, {stage: code_version})[stage]
+    return _stage_result(stage, outcomes, summarize, checks, fail_when_all_fail)
+
+
+def run_per_pdf_stages(
+    context: AssetExecutionContext,
+    store: PartitionStore,
+    stages: Sequence[Stage],
+    build: Callable[[str], Mapping[Stage, StageOutput]],
+    versions: Mapping[Stage, str | None],
+    summarize: Callable[[list[Outcome]], dict[str, Any]] | None = None,
+) -> Iterator[MaterializeResult]:
+    """`run_per_pdf` for a step that makes several stages of a PDF at once (a multi-asset):
+    one `build` per PDF gives every stage's output; one result per stage."""
+    outcomes = _build_all(context, store, stages, build, versions)
+    for stage in stages:
+        yield _stage_result(stage, outcomes[stage], summarize, None, True)
+
+
+def _stage_result(
+    stage: Stage,
+    outcomes: list[Outcome],
+    summarize: Callable[[list[Outcome]], dict[str, Any]] | None,
+    checks: Callable[[list[Outcome]], Sequence[AssetCheckResult]] | None,
+    fail_when_all_fail: bool,
+) -> MaterializeResult:
     failed = [outcome for outcome in outcomes if outcome.status != STATUS_OK]
     if failed and len(failed) == len(outcomes) and fail_when_all_fail:
         raise Failure(
@@ -87,32 +114,64 @@ def run_per_pdf(
     check_results = list(checks(outcomes)) if checks is not None else []
     if summarize is not None:
         metadata.update(summarize([outcome for outcome in outcomes if outcome.status == STATUS_OK]))
-    return MaterializeResult(metadata=metadata, check_results=check_results)
+    return MaterializeResult(asset_key=stage.name, metadata=metadata, check_results=check_results)
+
+
+def _build_all(
+    context: AssetExecutionContext,
+    store: PartitionStore,
+    stages: Sequence[Stage],
+    build: Callable[[str], Mapping[Stage, StageOutput]],
+    versions: Mapping[Stage, str | None],
+) -> dict[Stage, list[Outcome]]:
+    outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
+    for key in sorted(context.partition_keys):
+        for stage, outcome in _build_one(context, store, stages, key, build, versions).items():
+            outcomes[stage].append(outcome)
+    return outcomes
 
 
 def _build_one(
     context: AssetExecutionContext,
     store: PartitionStore,
-    asset: str,
+    stages: Sequence[Stage],
     key: str,
-    build: Callable[[str], StageOutput],
-    code_version: str | None,
-) -> Outcome:
+    build: Callable[[str], Mapping[Stage, StageOutput]],
+    versions: Mapping[Stage, str | None],
+) -> dict[Stage, Outcome]:
+    """Errors about the PDF (`PER_PDF_ERRORS`) are recorded for it; any other error fails the step."""
     run_id = context.run.run_id
     try:
-        output = build(key)
+        outputs = build(key)
     except UpstreamNotReady as reason:
-        return _record(context, store, asset, key, STATUS_SKIPPED, f"skipped: {reason}", code_version, run_id)
-    except Exception as error:  # one PDF's failure, whatever it is, must not stop the others
+        return {
+            stage: _record(context, store, stage, key, STATUS_SKIPPED, f"skipped: {reason}", versions[stage], run_id)
+            for stage in stages
+        }
+    except PER_PDF_ERRORS as error:
         context.log.debug(traceback.format_exc())
-        return _record(context, store, asset, key, STATUS_FAILED, str(error), code_version, run_id)
+        return {
+            stage: _record(context, store, stage, key, STATUS_FAILED, str(error), versions[stage], run_id)
+            for stage in stages
+        }
+    return {stage: _store(context, store, stage, key, outputs[stage], versions[stage], run_id) for stage in stages}
+
+
+def _store(
+    context: AssetExecutionContext,
+    store: PartitionStore,
+    stage: Stage,
+    key: str,
+    output: StageOutput,
+    code_version: str | None,
+    run_id: str,
+) -> Outcome:
     store.write(
-        asset,
+        stage,
         key,
         output.rows,
-        output.schema,
         PartitionManifest(
-            asset=asset,
+            asset=stage.name,
             partition_key=key,
             status=STATUS_OK,
             rows=len(output.rows),
@@ -122,26 +181,26 @@ def _build_one(
             extra=output.extra,
         ),
     )
-    metadata = {"path": MetadataValue.path(str(store.data_path(asset, key))), **output.metadata}
-    context.log_event(AssetObservation(asset_key=context.asset_key, partition=key, metadata=metadata))
-    context.log.info(f"{asset} {key}: {len(output.rows)} rows")
+    metadata = {"path": MetadataValue.path(str(store.data_path(stage, key))), **output.metadata}
+    context.log_event(AssetObservation(asset_key=stage.name, partition=key, metadata=metadata))
+    context.log.info(f"{stage} {key}: {len(output.rows)} rows")
     return Outcome(key, STATUS_OK, None, output.metadata)
 
 
 def _record(
     context: AssetExecutionContext,
     store: PartitionStore,
-    asset: str,
+    stage: Stage,
     key: str,
     status: str,
     reason: str,
     code_version: str | None,
     run_id: str,
 ) -> Outcome:
-    previous = store.manifest(asset, key)
+    previous = store.manifest(stage, key)
     store.write_manifest(
         PartitionManifest(
-            asset=asset,
+            asset=stage.name,
             partition_key=key,
             status=status,
             reason=reason,
@@ -152,9 +211,9 @@ def _record(
         )
     )
     level = logging.WARNING if status == STATUS_SKIPPED else logging.ERROR
-    context.log.log(level, f"{asset} {key} {status}: {reason}")
+    context.log.log(level, f"{stage} {key} {status}: {reason}")
     context.log_event(
-        AssetObservation(asset_key=context.asset_key, partition=key, metadata={"status": status, "reason": reason})
+        AssetObservation(asset_key=stage.name, partition=key, metadata={"status": status, "reason": reason})
     )
     return Outcome(key, status, reason, {})
 

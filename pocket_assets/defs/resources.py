@@ -2,25 +2,28 @@
 
 Defaults come from the environment variables the design names, read here (the
 Dagster layer) and never in `core`; every field can also be set from the UI's
-launchpad or run config.
+launchpad or run config. `stage_settings` turns the resources a run really uses
+into the settings the stage versions are derived from (`runstate.stages`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import os
 from pathlib import Path
 
 from dagster import ConfigurableResource
 from pydantic import Field
 
-from pocket_assets.core.extract import ExtractionOptions
+from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
 from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
 from pocket_assets.runstate.storage import PartitionStore
 from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
-from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
+from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer, tokenizer_identity
 from pocket_assets.core.quality.validation import Gates, load_gates
+from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, SUMMARIZER, Setting, Stage, stage_versions
 
 
 class CorpusPaths(ConfigurableResource):
@@ -58,6 +61,10 @@ class TokenizerResource(ConfigurableResource):
     def counter(self) -> TokenCounter:
         return load_tokenizer(self.name)
 
+    def identity(self) -> str:
+        """What versions its chunks: the vendored name, or the content hash of the file it names."""
+        return tokenizer_identity(self.name)
+
 
 class ChunkPolicyResource(ConfigurableResource):
     """The chunk policy (DESIGN.md section 4); its hash versions the chunking assets."""
@@ -87,8 +94,11 @@ class ChunkPolicyResource(ConfigurableResource):
         values = dataclasses.asdict(policy)
         return cls(**{name: values[name] for name in cls.model_fields})
 
-    def policy(self, tokenizer: str) -> ChunkPolicy:
-        return ChunkPolicy(tokenizer=tokenizer, **{name: getattr(self, name) for name in type(self).model_fields})
+    def policy(self, tokenizer: TokenizerResource) -> ChunkPolicy:
+        """The policy chunks are made with; its hash covers the tokenizer's identity, not just its name."""
+        return ChunkPolicy(
+            tokenizer=tokenizer.identity(), **{name: getattr(self, name) for name in type(self).model_fields}
+        )
 
 
 def environment_policy() -> ChunkPolicy:
@@ -120,6 +130,16 @@ class SummarizerResource(ConfigurableResource):
         default=False,
         description="On endpoint failure use the extractive summary (flagged) instead of failing the PDF.",
     )
+
+    def setting(self) -> Setting:
+        """What versions the summaries: the kind, and for an LLM its model and endpoint (never the key;
+        retries and timeouts change when a summary comes, not what it says)."""
+        if self.kind != "llm":
+            return Setting(self.kind, {"kind": self.kind})
+        return Setting(
+            f"llm:{self.model}",
+            {"kind": self.kind, "model": self.model, "base_url": self.base_url, "fallback": self.fallback_to_extractive},
+        )
 
     def summarizer(self, counter: TokenCounter, target_tokens: int) -> Summarizer:
         extractive = ExtractiveSummarizer(counter, target_tokens=target_tokens)
@@ -174,3 +194,66 @@ class ExtractionResource(ConfigurableResource):
 
     def options(self) -> ExtractionOptions:
         return ExtractionOptions(ocr=self.ocr, ocr_language=self.ocr_language, detect_tables=self.detect_tables)
+
+    def setting(self) -> Setting:
+        """The extractor's version and every option: OCR on or off changes the pages of a scanned PDF."""
+        return Setting(EXTRACTOR_VERSION, {"extractor": EXTRACTOR_VERSION, **dataclasses.asdict(self.options())})
+
+
+def stage_settings(
+    *,
+    extraction: ExtractionResource | None = None,
+    tokenizer: TokenizerResource | None = None,
+    chunk_policy: ChunkPolicyResource | None = None,
+    summarizer: SummarizerResource | None = None,
+) -> dict[str, Setting]:
+    """The settings (`runstate.stages`) of the given resources; a stage asks for the ones its output depends on."""
+    settings: dict[str, Setting] = {}
+    if extraction is not None:
+        settings[EXTRACTION] = extraction.setting()
+    if tokenizer is not None and chunk_policy is not None:
+        policy = chunk_policy.policy(tokenizer)
+        settings[CHUNKING] = Setting(policy.chunker_version, json.loads(policy.canonical_json()))
+    if summarizer is not None:
+        settings[SUMMARIZER] = summarizer.setting()
+    return settings
+
+
+@dataclasses.dataclass(frozen=True)
+class SettingResources:
+    """The resources the stage versions depend on (see `runstate.stages`)."""
+
+    extraction: ExtractionResource
+    tokenizer: TokenizerResource
+    chunk_policy: ChunkPolicyResource
+    summarizer: SummarizerResource
+
+    @classmethod
+    def from_environment(cls) -> SettingResources:
+        """As the environment configures them; a run's launchpad config may override any field."""
+        return cls(
+            extraction=ExtractionResource(),
+            tokenizer=TokenizerResource(name=os.environ.get("POCKET_ASSETS_TOKENIZER", "gemma3")),
+            chunk_policy=ChunkPolicyResource.from_policy(environment_policy()),
+            summarizer=SummarizerResource(),
+        )
+
+    def as_resources(self) -> dict[str, ConfigurableResource]:
+        """Keyed by the resource names the assets declare."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+
+    def versions(self) -> dict[Stage, str | None]:
+        """Every stage's version under these resources, in lineage order."""
+        return stage_versions(
+            stage_settings(
+                extraction=self.extraction,
+                tokenizer=self.tokenizer,
+                chunk_policy=self.chunk_policy,
+                summarizer=self.summarizer,
+            )
+        )
+
+
+def environment_versions() -> dict[Stage, str | None]:
+    """The stage versions a build started now with the environment's settings would stamp in its manifests."""
+    return SettingResources.from_environment().versions()

@@ -24,6 +24,8 @@ from dagster import (
     SkipReason,
     schedule,
 )
+# Private on purpose: Dagster 1.13 has no public name for the run-key and schedule tags it sets on the
+# runs a schedule launches, and finding those runs is how run keys are deduplicated across ticks.
 from dagster._core.storage.tags import RUN_KEY_TAG, SCHEDULE_NAME_TAG
 
 from pocket_assets.runstate.staleness import build_fingerprint, describe
@@ -32,7 +34,8 @@ from pocket_assets.defs.partition_ranges import run_requests_for
 from pocket_assets.defs.partition_sync import sync_partitions
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.defs.staleness import current_sources, pdf_staleness, stage_code_versions
+from pocket_assets.defs.resources import environment_versions
+from pocket_assets.defs.staleness import current_sources, pdf_staleness
 
 REFRESH_CRON_VARIABLE = "POCKET_ASSETS_REFRESH_CRON"
 REFRESH_TIMEZONE_VARIABLE = "POCKET_ASSETS_REFRESH_TIMEZONE"
@@ -60,12 +63,12 @@ def corpus_refresh(context: ScheduleEvaluationContext, paths: CorpusPaths) -> li
     keys = sync_partitions(instance, paths, log=context.log.info)
     removed = sorted(set(before) - set(keys))
     sources = current_sources(paths.raw_path, keys)
-    code_versions = stage_code_versions()
-    stale = [verdict for verdict in pdf_staleness(paths, sources) if verdict.stale]
+    versions = environment_versions()
+    stale = [verdict for verdict in pdf_staleness(paths, sources, versions) if verdict.stale]
     ordered = instance.get_dynamic_partitions(pdf_partitions.name)
     requests = run_requests_for(
         ordered,
-        {verdict.partition_key: build_fingerprint(sources[verdict.partition_key], code_versions) for verdict in stale},
+        {verdict.partition_key: build_fingerprint(sources[verdict.partition_key], versions) for verdict in stale},
     )
     if removed and not stale:
         requests.append(_export_request(keys, sources))

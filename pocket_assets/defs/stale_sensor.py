@@ -16,9 +16,12 @@ from pocket_assets.runstate.corpus_scan import FileState, scan_corpus
 from pocket_assets.runstate.staleness import describe
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.defs.staleness import pdf_staleness, stage_code_versions
+from pocket_assets.defs.resources import environment_versions
+from pocket_assets.defs.staleness import pdf_staleness
+from pocket_assets.runstate.stages import EXPORTED
 
-OBSERVED_ASSET = "validated_chunks"
+# Where the verdict is shown: the stage whose good output is exported.
+OBSERVED = EXPORTED
 
 
 @sensor(
@@ -33,14 +36,16 @@ def stale_pdfs(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorRe
     state = json.loads(context.cursor or "{}")
     known = {key: FileState(**file_state) for key, file_state in state.get("files", {}).items()}
     changes = scan_corpus(paths.raw_path, known)
-    verdicts = pdf_staleness(paths, {key: file_state.sha256 for key, file_state in changes.states.items()})
+    versions = environment_versions()
+    sources = {key: file_state.sha256 for key, file_state in changes.states.items()}
+    verdicts = pdf_staleness(paths, sources, versions)
     reported: dict[str, str] = state.get("reasons", {})
     current = {verdict.partition_key: "; ".join(verdict.reasons) for verdict in verdicts}
     registered = set(context.instance.get_dynamic_partitions(pdf_partitions.name))
-    code_version = stage_code_versions()[OBSERVED_ASSET]
+    code_version = versions[OBSERVED]
     events = [
         AssetObservation(
-            asset_key=OBSERVED_ASSET,
+            asset_key=OBSERVED.name,
             partition=key,
             metadata={
                 "stale": bool(reasons),

@@ -1,28 +1,21 @@
-"""Staleness as the project judges it, with the code versions the assets declare today.
+"""Staleness as the project judges it, against the stage versions of the environment's resources.
 
 The schedule, the `stale_pdfs` sensor and `pocket-assets stale` all ask here, so
 they agree on what "stale" means (see `runstate/staleness.py` for why Dagster's own
-verdict is not used for partitions).
+verdict is not used for partitions). The reference is what a build started now
+would stamp: the versions of the tokenizer, chunk policy, summarizer and
+extraction options the environment configures (`SettingResources.from_environment`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from pocket_assets.core.pdf import discover_pdfs, sha256_file
+from pocket_assets.defs.resources import CorpusPaths, environment_versions
+from pocket_assets.runstate.stages import Stage
 from pocket_assets.runstate.staleness import Staleness, corpus_staleness
-from pocket_assets.defs.assets.export import STAGE_DEFINITIONS
-from pocket_assets.defs.resources import CorpusPaths
-
-
-def stage_code_versions() -> dict[str, str | None]:
-    """Each per-PDF stage, in lineage order, to the code version it declares to Dagster (None: unversioned)."""
-    return {
-        key.to_user_string(): version
-        for definition in STAGE_DEFINITIONS
-        for key, version in definition.code_versions_by_key.items()
-    }
 
 
 def current_sources(raw_dir: Path, keys: Iterable[str] | None = None) -> dict[str, str]:
@@ -30,8 +23,15 @@ def current_sources(raw_dir: Path, keys: Iterable[str] | None = None) -> dict[st
     return {key: sha256_file(raw_dir / key) for key in (discover_pdfs(raw_dir) if keys is None else keys)}
 
 
-def pdf_staleness(paths: CorpusPaths, sources: dict[str, str] | None = None) -> list[Staleness]:
-    """A verdict for every PDF of the folder (or of `sources`), stale or fresh, sorted by key."""
+def pdf_staleness(
+    paths: CorpusPaths,
+    sources: dict[str, str] | None = None,
+    versions: Mapping[Stage, str | None] | None = None,
+) -> list[Staleness]:
+    """A verdict for every PDF of the folder (or of `sources`), stale or fresh, sorted by key;
+    against `versions` (the environment's by default)."""
     return corpus_staleness(
-        paths.store(), current_sources(paths.raw_path) if sources is None else sources, stage_code_versions()
+        paths.store(),
+        current_sources(paths.raw_path) if sources is None else sources,
+        environment_versions() if versions is None else versions,
     )

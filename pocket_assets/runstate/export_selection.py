@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict
+from pocket_assets.runstate.stages import EXPORTED
+from pocket_assets.runstate.staleness import first_problem
 from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionStore
-
-VALIDATED = "validated_chunks"
 
 
 @dataclass(frozen=True)
@@ -23,29 +23,20 @@ class ExportSelection:
     refused: tuple[tuple[str, str], ...]  # (partition key, failed gate sentence)
 
 
-def select_for_export(store: PartitionStore, partition_keys: Sequence[str], stages: Sequence[str]) -> ExportSelection:
-    """`stages` are the per-PDF assets in lineage order, used to name why a PDF has no chunks."""
+def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> ExportSelection:
+    """Why a PDF is left out is the first stage, in lineage order, without a good output."""
     included, excluded, refused = [], [], []
     for key in sorted(partition_keys):
-        manifest = store.manifest(VALIDATED, key)
+        manifest = store.manifest(EXPORTED, key)
         if manifest is not None and manifest.status == STATUS_OK:
             included.append(key)
         elif manifest is not None and manifest.status == STATUS_FAILED:
             refused.append((key, manifest.reason or "failed its gates"))
         else:
-            excluded.append((key, _first_problem(store, key, stages)))
+            problem = first_problem(store, key)
+            excluded.append((key, problem.sentence if problem else f"{EXPORTED} not built"))
     return ExportSelection(tuple(included), tuple(excluded), tuple(refused))
 
 
-def _first_problem(store: PartitionStore, key: str, stages: Sequence[str]) -> str:
-    for stage in stages:
-        manifest = store.manifest(stage, key)
-        if manifest is None:
-            return f"{stage} not built yet"
-        if manifest.status != STATUS_OK:
-            return f"{stage} {manifest.status}: {manifest.reason}"
-    return "not validated"
-
-
 def read_validated_chunks(store: PartitionStore, partition_keys: Sequence[str]) -> list[ChunkRecord]:
-    return [chunk_from_dict(row) for key in partition_keys for row in store.read(VALIDATED, key)]
+    return [chunk_from_dict(row) for key in partition_keys for row in store.read(EXPORTED, key)]

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pocket_assets.core.atomic import atomic_path, write_bytes_atomic
+from pocket_assets.runstate.stages import SOURCE, Stage
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
@@ -29,7 +30,7 @@ class UpstreamNotReady(Exception):
 
 @dataclass(frozen=True)
 class PartitionManifest:
-    asset: str
+    asset: str  # the stage's name (`Stage.name`), as stored in the JSON
     partition_key: str
     status: str
     reason: str | None = None
@@ -42,27 +43,29 @@ class PartitionManifest:
 
 @dataclass(frozen=True)
 class PartitionStore:
-    """Paths are `<root>/<asset>/<partition key>.parquet`, e.g. `pages/fr/faq.pdf.parquet`."""
+    """Paths are `<root>/<stage>/<partition key>.parquet`, e.g. `pages/fr/faq.pdf.parquet`."""
 
     root: Path
 
-    def data_path(self, asset: str, partition_key: str) -> Path:
-        return self.root / asset / f"{partition_key}.parquet"
+    def data_path(self, stage: Stage, partition_key: str) -> Path:
+        return self.root / stage.name / f"{partition_key}.parquet"
 
-    def manifest_path(self, asset: str, partition_key: str) -> Path:
-        return self.root / asset / f"{partition_key}.manifest.json"
+    def manifest_path(self, stage: Stage, partition_key: str) -> Path:
+        return self._manifest_file(stage.name, partition_key)
+
+    def _manifest_file(self, stage_name: str, partition_key: str) -> Path:
+        return self.root / stage_name / f"{partition_key}.manifest.json"
 
     def write(
         self,
-        asset: str,
+        stage: Stage,
         partition_key: str,
         rows: Iterable[dict[str, Any]],
-        schema: pa.Schema,
         manifest: PartitionManifest,
     ) -> Path:
-        """Write the rows atomically, then the manifest that declares them good."""
-        table = pa.Table.from_pylist(list(rows), schema=schema)
-        target = self.data_path(asset, partition_key)
+        """Write the rows (in the stage's schema) atomically, then the manifest that declares them good."""
+        table = pa.Table.from_pylist(list(rows), schema=stage.schema)
+        target = self.data_path(stage, partition_key)
         with atomic_path(target) as temp:
             pq.write_table(table, temp, compression="zstd")
         self.write_manifest(manifest)
@@ -70,32 +73,43 @@ class PartitionStore:
 
     def write_manifest(self, manifest: PartitionManifest) -> None:
         payload = json.dumps(asdict(manifest), sort_keys=True, indent=2, ensure_ascii=False)
-        write_bytes_atomic(self.manifest_path(manifest.asset, manifest.partition_key), payload.encode("utf-8"))
+        write_bytes_atomic(self._manifest_file(manifest.asset, manifest.partition_key), payload.encode("utf-8"))
 
-    def manifest(self, asset: str, partition_key: str) -> PartitionManifest | None:
-        path = self.manifest_path(asset, partition_key)
+    def manifest(self, stage: Stage, partition_key: str) -> PartitionManifest | None:
+        path = self.manifest_path(stage, partition_key)
         if not path.is_file():
             return None
         return PartitionManifest(**json.loads(path.read_text(encoding="utf-8")))
 
-    def read(self, asset: str, partition_key: str) -> list[dict[str, Any]]:
+    def read(self, stage: Stage, partition_key: str) -> list[dict[str, Any]]:
         """Rows of the last good output; `UpstreamNotReady` if the last attempt did not succeed."""
-        manifest = self.manifest(asset, partition_key)
-        if manifest is None:
-            raise UpstreamNotReady(f"{asset} has not been materialized for {partition_key}")
-        if manifest.status != STATUS_OK:
-            raise UpstreamNotReady(f"{asset} {manifest.status} for {partition_key}: {manifest.reason}")
-        return pq.read_table(self.data_path(asset, partition_key)).to_pylist()
+        self._require_good(stage, partition_key)
+        return pq.read_table(self.data_path(stage, partition_key)).to_pylist()
 
-    def read_last_good(self, asset: str, partition_key: str) -> list[dict[str, Any]] | None:
-        path = self.data_path(asset, partition_key)
+    def source_sha256(self, partition_key: str) -> str:
+        """The sha256 of the PDF every stage of this partition is built from (what `SOURCE` recorded)."""
+        sha256 = self._require_good(SOURCE, partition_key).source_sha256
+        if sha256 is None:
+            raise UpstreamNotReady(f"{SOURCE} recorded no sha256 for {partition_key}")
+        return sha256
+
+    def _require_good(self, stage: Stage, partition_key: str) -> PartitionManifest:
+        manifest = self.manifest(stage, partition_key)
+        if manifest is None:
+            raise UpstreamNotReady(f"{stage} has not been materialized for {partition_key}")
+        if manifest.status != STATUS_OK:
+            raise UpstreamNotReady(f"{stage} {manifest.status} for {partition_key}: {manifest.reason}")
+        return manifest
+
+    def read_last_good(self, stage: Stage, partition_key: str) -> list[dict[str, Any]] | None:
+        path = self.data_path(stage, partition_key)
         return pq.read_table(path).to_pylist() if path.is_file() else None
 
     def delete_partition(self, partition_key: str) -> None:
-        """Forget a PDF that left the corpus: every asset's file and manifest for it."""
+        """Forget a PDF that left the corpus: every stage's file and manifest for it (stages since renamed too)."""
         if not self.root.is_dir():
             return
-        for asset_dir in self.root.iterdir():
-            if asset_dir.is_dir():
-                self.data_path(asset_dir.name, partition_key).unlink(missing_ok=True)
-                self.manifest_path(asset_dir.name, partition_key).unlink(missing_ok=True)
+        for stage_dir in self.root.iterdir():
+            if stage_dir.is_dir():
+                (stage_dir / f"{partition_key}.parquet").unlink(missing_ok=True)
+                self._manifest_file(stage_dir.name, partition_key).unlink(missing_ok=True)

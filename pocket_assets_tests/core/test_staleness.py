@@ -2,8 +2,6 @@
 
 from pathlib import Path
 
-import pyarrow as pa
-
 from pocket_assets.runstate.staleness import (
     build_fingerprint,
     corpus_staleness,
@@ -11,17 +9,17 @@ from pocket_assets.runstate.staleness import (
     partition_staleness,
     stale_partitions,
 )
+from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, RAW_PDF, Stage
 from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionManifest, PartitionStore
 
-VERSIONS = {"raw_pdf": None, "pages": None, "parents": "chunker-v1+aaaa", "children": "chunker-v1+aaaa"}
+VERSIONS = {RAW_PDF: None, PAGES: None, PARENTS: "chunker-v1+aaaa", CHILDREN: "chunker-v1+aaaa"}
 SHA = "a" * 64
-SCHEMA = pa.schema([("value", pa.int64())])
 
 
-def _build(store: PartitionStore, key: str, sha: str, versions: dict[str, str | None], upto: int | None = None) -> None:
-    for asset, version in list(versions.items())[:upto]:
-        manifest = PartitionManifest(asset, key, STATUS_OK, rows=1, source_sha256=sha, code_version=version)
-        store.write(asset, key, [{"value": 1}], SCHEMA, manifest)
+def _build(store: PartitionStore, key: str, sha: str, versions: dict[Stage, str | None], upto: int | None = None) -> None:
+    """Staleness reads manifests only: these stand for outputs built with `versions`."""
+    for stage, version in list(versions.items())[:upto]:
+        store.write_manifest(PartitionManifest(stage.name, key, STATUS_OK, rows=1, source_sha256=sha, code_version=version))
 
 
 def test_fresh_after_a_full_build(tmp_path: Path) -> None:
@@ -48,7 +46,7 @@ def test_changed_file_is_stale_from_the_first_stage(tmp_path: Path) -> None:
 def test_chunker_bump_makes_chunking_stale_but_not_ingest(tmp_path: Path) -> None:
     store = PartitionStore(tmp_path)
     _build(store, "fr/a.pdf", SHA, VERSIONS)
-    bumped = {**VERSIONS, "parents": "chunker-v2+aaaa", "children": "chunker-v2+aaaa"}
+    bumped = {**VERSIONS, PARENTS: "chunker-v2+aaaa", CHILDREN: "chunker-v2+aaaa"}
     (reason,) = partition_staleness(store, "fr/a.pdf", SHA, bumped).reasons
     assert reason == "parents built with chunker-v1+aaaa, current is chunker-v2+aaaa"
 
@@ -74,4 +72,4 @@ def test_fingerprint_follows_file_and_code_versions() -> None:
     same = build_fingerprint(SHA, VERSIONS)
     assert same == build_fingerprint(SHA, dict(reversed(list(VERSIONS.items()))))
     assert same != build_fingerprint("b" * 64, VERSIONS)
-    assert same != build_fingerprint(SHA, {**VERSIONS, "parents": "chunker-v2+aaaa"})
+    assert same != build_fingerprint(SHA, {**VERSIONS, PARENTS: "chunker-v2+aaaa"})

@@ -4,22 +4,22 @@ import pandas as pd
 import pytest
 
 from pocket_assets.core.records import PdfIdentity, pdf_identity_from_dict, to_dict
-from pocket_assets.core.schemas import PDF_IDENTITY_SCHEMA
 from pocket_assets.runstate.storage import PartitionManifest, PartitionStore, UpstreamNotReady
+from pocket_assets.runstate.stages import RAW_PDF
 
 IDENTITY = PdfIdentity("fr/a.pdf", "fr", "a.pdf", "ab" * 32, 10, 2, {"title": "A"})
 
 
 def _write(store: PartitionStore, identity: PdfIdentity = IDENTITY) -> Path:
     manifest = PartitionManifest("raw_pdf", identity.partition_key, "ok", rows=1, source_sha256=identity.sha256)
-    return store.write("raw_pdf", identity.partition_key, [to_dict(identity)], PDF_IDENTITY_SCHEMA, manifest)
+    return store.write(RAW_PDF, identity.partition_key, [to_dict(identity)], manifest)
 
 
 def test_round_trip_and_pandas_can_open_it(tmp_path: Path) -> None:
     store = PartitionStore(tmp_path)
     path = _write(store)
     assert path == tmp_path / "raw_pdf" / "fr" / "a.pdf.parquet"
-    assert pdf_identity_from_dict(store.read("raw_pdf", "fr/a.pdf")[0]) == IDENTITY
+    assert pdf_identity_from_dict(store.read(RAW_PDF, "fr/a.pdf")[0]) == IDENTITY
     assert pd.read_parquet(path)["source"].tolist() == ["a.pdf"]
 
 
@@ -29,9 +29,9 @@ def test_a_failure_keeps_the_last_good_output_but_blocks_readers(tmp_path: Path)
     before = path.read_bytes()
     store.write_manifest(PartitionManifest("raw_pdf", "fr/a.pdf", "failed", reason="a.pdf: broken"))
     assert path.read_bytes() == before
-    assert store.read_last_good("raw_pdf", "fr/a.pdf")[0]["source"] == "a.pdf"
+    assert store.read_last_good(RAW_PDF, "fr/a.pdf")[0]["source"] == "a.pdf"
     with pytest.raises(UpstreamNotReady, match="a.pdf: broken"):
-        store.read("raw_pdf", "fr/a.pdf")
+        store.read(RAW_PDF, "fr/a.pdf")
 
 
 def test_same_rows_give_same_bytes(tmp_path: Path) -> None:
@@ -51,5 +51,5 @@ def test_delete_partition_removes_every_stage(tmp_path: Path) -> None:
     store = PartitionStore(tmp_path)
     _write(store)
     store.delete_partition("fr/a.pdf")
-    assert store.manifest("raw_pdf", "fr/a.pdf") is None
-    assert not store.data_path("raw_pdf", "fr/a.pdf").exists()
+    assert store.manifest(RAW_PDF, "fr/a.pdf") is None
+    assert not store.data_path(RAW_PDF, "fr/a.pdf").exists()

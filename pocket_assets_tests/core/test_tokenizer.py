@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from pocket_assets.core.errors import TokenizerError
-from pocket_assets.core.tokenizer import load_tokenizer
+from pocket_assets.core.tokenizer import load_tokenizer, tokenizer_identity
 
 
 def test_vendored_gemma_tokenizer_counts_without_special_tokens() -> None:
@@ -32,3 +32,17 @@ def test_unknown_tokenizer_is_a_clear_error_not_a_download() -> None:
         load_tokenizer("no-such-org/no-such-model")
     with pytest.raises(TokenizerError):
         load_tokenizer.__wrapped__("/")  # a folder without tokenizer.json
+
+
+def test_identity_follows_the_file_content_not_its_name(tmp_path: Path) -> None:
+    data = gzip.decompress(resources.files("pocket_assets.core.data").joinpath("gemma3-tokenizer.json.gz").read_bytes())
+    first = tmp_path / "a" / "tokenizer.json"
+    first.parent.mkdir()
+    first.write_bytes(data)
+    moved = tmp_path / "b.json"
+    moved.write_bytes(data)
+    assert tokenizer_identity("gemma3") == "gemma3", "the vendored tokenizer keeps its fixed id"
+    assert tokenizer_identity(str(first)) == tokenizer_identity(str(first.parent)) == tokenizer_identity(str(moved))
+    assert tokenizer_identity(str(first)).startswith("blake3:")
+    first.write_bytes(data + b"\n")
+    assert tokenizer_identity(str(first)) != tokenizer_identity(str(moved)), "an edited file is another tokenizer"

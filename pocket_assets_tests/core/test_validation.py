@@ -243,6 +243,14 @@ def test_parent_cap_follows_the_policy_target(gates: Gates) -> None:
     assert run(gates, big_parent, dataclasses.replace(POLICY, parent_tokens=2048)).passed
 
 
+def test_searchable_cap_follows_the_policy_cap(gates: Gates) -> None:
+    chunks = make_chunks(make_pages())
+    chunks = replaced(chunks, by_id(chunks, "child"), tokens=300)
+    assert run(gates, chunks).passed
+    smaller_cap = dataclasses.replace(POLICY, max_tokens=256)
+    assert failed_expectations(run(gates, chunks, smaller_cap)) == {"searchable_tokens_cap": ((chunks[1].id, 1),)}
+
+
 def test_offending_ids_are_capped_but_counted(gates: Gates) -> None:
     chunks = [dataclasses.replace(c, tokens=600) if c.chunk_type == "child" else c for c in make_chunks(make_pages())]
     extra = [
@@ -338,7 +346,7 @@ def expectation_kwargs(suite: dict, name: str) -> dict:
 def test_suite_numbers_agree_with_the_default_policy_and_the_seed_schema() -> None:
     suite = suite_json(EXPECTATIONS_DIR)
     schema = json.loads((EXPECTATIONS_DIR / "chunk.schema.json").read_text(encoding="utf-8"))
-    assert expectation_kwargs(suite, "searchable_tokens_cap")["max_value"] == ChunkPolicy().max_tokens
+    assert expectation_kwargs(suite, "searchable_tokens_cap")["max_value"] == {"$PARAMETER": "max_tokens"}
     assert expectation_kwargs(suite, "searchable_text_min_length")["min_value"] == ChunkPolicy().min_chars
     assert expectation_kwargs(suite, "text_min_length")["min_value"] == schema["properties"]["text"]["minLength"]
     assert expectation_kwargs(suite, "parent_tokens_cap")["max_value"] == {"$PARAMETER": "parent_tokens"}

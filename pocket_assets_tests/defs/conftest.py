@@ -1,5 +1,5 @@
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import pytest
 from dagster import AssetSelection, DagsterInstance, ExecuteInProcessResult, instance_for_test, materialize
@@ -33,8 +33,10 @@ def materialize_corpus(
     paths: CorpusPaths,
     keys: Sequence[str] | None = None,
     selection: Sequence[str] | None = None,
+    resources: Mapping[str, object] | None = None,
 ) -> ExecuteInProcessResult:
-    """One run over the given PDFs (all of the folder by default), like a single-run backfill of the build job."""
+    """One run over the given PDFs (all of the folder by default), like a single-run backfill of the build job;
+    `resources` override the environment's, as a run's launchpad config does."""
     keys = list(keys or discover_pdfs(paths.raw_path))
     registered = instance.get_dynamic_partitions(pdf_partitions.name)
     instance.add_dynamic_partitions(pdf_partitions.name, [key for key in keys if key not in registered])
@@ -42,7 +44,7 @@ def materialize_corpus(
     return materialize(
         ASSETS,
         instance=instance,
-        resources=build_resources(paths),
+        resources={**build_resources(paths), **(resources or {})},
         partition_key=keys[0] if len(keys) == 1 else None,
         tags=tags,
         selection=selection or AssetSelection.groups(*BUILD_GROUPS),

@@ -31,4 +31,4 @@ def test_build_command_builds_reports_and_fails_on_a_broken_pdf(
     assert main([*args, "--pdf", str(raw / "fr" / "zz-broken.pdf")]) == 1
     printed = capsys.readouterr().out
     assert "removed partition intl/rules.pdf" in printed
-    assert "fr/zz-broken.pdf: FAILED (raw_pdf failed: zz-broken.pdf: not a PDF" in printed
+    assert "fr/zz-broken.pdf: FAILED (raw_pdf last failed: zz-broken.pdf: not a PDF" in printed

@@ -8,10 +8,10 @@ import pytest
 from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
-from pocket_assets.core.schemas import CHUNK_SCHEMA
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import small_corpus
+from pocket_assets.runstate.stages import CHILDREN, VALIDATED_CHUNKS
 
 GATED = ["validated_chunks", "android_export"]
 
@@ -32,10 +32,10 @@ def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
 def _break_children(paths: CorpusPaths, key: str, breaker: Callable[[ChunkRecord], ChunkRecord]) -> str:
     """Rewrite the stored children with the first one broken; returns the broken chunk's id."""
     store = paths.store()
-    children = [chunk_from_dict(row) for row in store.read("children", key)]
+    children = [chunk_from_dict(row) for row in store.read(CHILDREN, key)]
     children[0] = breaker(children[0])
-    manifest = store.manifest("children", key)
-    store.write("children", key, [to_dict(c) for c in children], CHUNK_SCHEMA, manifest)
+    manifest = store.manifest(CHILDREN, key)
+    store.write(CHILDREN, key, [to_dict(c) for c in children], manifest)
     return children[0].id
 
 
@@ -54,7 +54,7 @@ def test_a_broken_chunk_fails_its_gate_and_blocks_export(
 ) -> None:
     store = built.store()
     key = "fr/reglement.pdf"
-    good_bytes = store.data_path("validated_chunks", key).read_bytes()
+    good_bytes = store.data_path(VALIDATED_CHUNKS, key).read_bytes()
     exports_before = instance.get_latest_materialization_event(AssetKey("android_export"))
     broken_id = _break_children(built, key, breaker)
 
@@ -66,8 +66,8 @@ def test_a_broken_chunk_fails_its_gate_and_blocks_export(
     assert key in failures and expectation in failures.lower()
     assert broken_id in failures or gate == "coverage"
     assert [name for name, evaluation in checks.items() if not evaluation.passed] == [gate]
-    assert store.data_path("validated_chunks", key).read_bytes() == good_bytes, "last good output kept"
-    assert store.manifest("validated_chunks", key).status == "failed"
-    assert store.manifest("validated_chunks", "intl/rules.pdf").status == "ok", "the other PDF goes on"
+    assert store.data_path(VALIDATED_CHUNKS, key).read_bytes() == good_bytes, "last good output kept"
+    assert store.manifest(VALIDATED_CHUNKS, key).status == "failed"
+    assert store.manifest(VALIDATED_CHUNKS, "intl/rules.pdf").status == "ok", "the other PDF goes on"
     latest_export = instance.get_latest_materialization_event(AssetKey("android_export"))
     assert latest_export.run_id == exports_before.run_id, "the blocking check stopped the export"

@@ -8,6 +8,7 @@ from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets_tests.defs.conftest import materialize_corpus
+from pocket_assets.runstate.stages import PAGES, RAW_PDF
 from pocket_assets_tests.pdf_factory import (
     ARTICLE_EN,
     ARTICLE_FR,
@@ -27,18 +28,18 @@ def test_sample_corpus_ingests_in_one_run(instance: DagsterInstance, paths: Corp
     result = materialize_corpus(instance, paths, selection=INGEST)
     assert result.success
     store = paths.store()
-    frame = pd.read_parquet(store.data_path("pages", "fr/faq.pdf"))
+    frame = pd.read_parquet(store.data_path(PAGES, "fr/faq.pdf"))
     assert frame["page"].tolist() == list(range(1, 18))
     assert (frame["char_end"] >= frame["char_start"]).all()
-    identity = pd.read_parquet(store.data_path("raw_pdf", "intl/R-data.pdf")).iloc[0]
+    identity = pd.read_parquet(store.data_path(RAW_PDF, "intl/R-data.pdf")).iloc[0]
     assert (identity["corpus"], identity["source"], identity["page_count"]) == ("intl", "R-data.pdf", 41)
     materialized = instance.get_materialized_partitions(AssetKey("pages"))
     assert materialized == {"fr/f-array.pdf", "fr/faq.pdf", "intl/R-data.pdf"}
     totals = instance.get_latest_materialization_event(AssetKey("pages")).asset_materialization.metadata
-    r_data = pd.read_parquet(store.data_path("pages", "intl/R-data.pdf"))
+    r_data = pd.read_parquet(store.data_path(PAGES, "intl/R-data.pdf"))
     with_tables = {row.page for row in r_data.itertuples() if any(block["kind"] == "table" for block in row.blocks)}
     assert {16, 17} <= with_tables, "R-data's printed data frames (unruled) are tables"
-    stored = [pd.read_parquet(store.data_path("pages", key)) for key in sorted(materialized)]
+    stored = [pd.read_parquet(store.data_path(PAGES, key)) for key in sorted(materialized)]
     tables = sum(block["kind"] == "table" for frame in stored for blocks in frame["blocks"] for block in blocks)
     assert totals["total_tables"].value == tables >= 4 and totals["total_headings"].value > 50
 
@@ -63,13 +64,13 @@ def test_a_broken_pdf_fails_alone_inside_a_single_run(
     result = materialize_corpus(instance, paths, keys=keys, selection=INGEST)
     assert result.success, "the run goes on for the good PDFs"
     store = paths.store()
-    failed = store.manifest("raw_pdf", "fr/broken.pdf")
+    failed = store.manifest(RAW_PDF, "fr/broken.pdf")
     assert failed.status == "failed" and reason in failed.reason and "broken.pdf" in failed.reason
-    skipped = store.manifest("pages", "fr/broken.pdf")
+    skipped = store.manifest(PAGES, "fr/broken.pdf")
     assert skipped.status == "skipped" and "raw_pdf failed" in skipped.reason
-    assert not store.data_path("pages", "fr/broken.pdf").exists()
+    assert not store.data_path(PAGES, "fr/broken.pdf").exists()
     for good in ("fr/good.pdf", "intl/good.pdf"):
-        assert store.manifest("pages", good).status == "ok"
+        assert store.manifest(PAGES, good).status == "ok"
     check = next(e for e in result.get_asset_check_evaluations() if e.check_name == "readable_pdf")
     assert not check.passed and "fr/broken.pdf" in check.metadata["failures"].value
     metadata = result.asset_materializations_for_node("raw_pdf")[0].metadata
@@ -90,6 +91,6 @@ def test_image_only_pages_are_warned_about_not_failed(instance: DagsterInstance,
     image_only_pdf(paths.raw_path / "intl" / "scan.pdf")
     result = materialize_corpus(instance, paths, keys=["intl/scan.pdf"], selection=INGEST)
     assert result.success
-    page = pd.read_parquet(paths.store().data_path("pages", "intl/scan.pdf")).iloc[0]
+    page = pd.read_parquet(paths.store().data_path(PAGES, "intl/scan.pdf")).iloc[0]
     assert page["text"] == ""
     assert any("image" in warning or "empty" in warning for warning in page["warnings"])

@@ -13,9 +13,10 @@ from pocket_assets.defs.build import ASSETS, build_resources
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import REPO_ROOT, SAMPLE_RAW
+from pocket_assets.runstate.stages import STAGES, TABLE_SUMMARIES, VALIDATED_CHUNKS
 
 SAMPLE_KEYS = ["fr/f-array.pdf", "fr/faq.pdf", "intl/R-data.pdf"]
-PER_PDF = ["raw_pdf", "pages", "parents", "children", "table_summaries", "validated_chunks"]
+PER_PDF = [stage.name for stage in STAGES]
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +35,11 @@ def test_every_pdf_is_materialized_through_every_stage(sample_build) -> None:
         assert instance.get_materialized_partitions(AssetKey(asset)) == set(SAMPLE_KEYS), asset
     store = paths.store()
     for key in SAMPLE_KEYS:
-        frame = pd.read_parquet(store.data_path("validated_chunks", key))
+        frame = pd.read_parquet(store.data_path(VALIDATED_CHUNKS, key))
         assert set(frame["chunk_type"]) >= {"parent", "child"}
         assert frame["id"].is_unique
         assert (frame.loc[frame["chunk_type"] != "parent", "tokens"] <= 512).all()
-    summaries = pd.read_parquet(store.data_path("table_summaries", "fr/f-array.pdf"))
+    summaries = pd.read_parquet(store.data_path(TABLE_SUMMARIES, "fr/f-array.pdf"))
     assert len(summaries) >= 1 and (summaries["chunk_type"] == "table_summary").all()
 
 
@@ -74,9 +75,9 @@ def test_a_second_build_gives_the_same_bytes(sample_build, tmp_path: Path) -> No
     paths = CorpusPaths(raw_dir=first.raw_dir, output_dir=str(tmp_path), expectations_dir=first.expectations_dir)
     with instance_for_test() as instance:
         assert materialize_corpus(instance, paths, selection=PER_PDF).success
-    for asset in PER_PDF:
+    for stage in STAGES:
         for key in SAMPLE_KEYS:
-            assert paths.store().data_path(asset, key).read_bytes() == first.store().data_path(asset, key).read_bytes()
+            assert paths.store().data_path(stage, key).read_bytes() == first.store().data_path(stage, key).read_bytes()
 
 
 def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) -> None:

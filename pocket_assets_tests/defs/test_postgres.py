@@ -25,6 +25,7 @@ from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 from pocket_assets.defs.cli_build import run_build
 from pocket_assets.defs.partition_ranges import range_tags
 from pocket_assets_tests.pdf_factory import REPO_ROOT
+from pocket_assets.runstate.stages import VALIDATED_CHUNKS
 
 psycopg2 = pytest.importorskip("psycopg2")
 pytest.importorskip("dagster_postgres")
@@ -162,6 +163,6 @@ def test_build_and_backfill_on_postgres(
 
 
 def _manifest_run(out: Path, key: str) -> str | None:
-    manifest = PartitionStore(out / "stages").manifest("validated_chunks", key)
+    manifest = PartitionStore(out / "stages").manifest(VALIDATED_CHUNKS, key)
     assert manifest is not None and manifest.status == STATUS_OK
     return manifest.run_id

@@ -5,13 +5,13 @@ from pathlib import Path
 from dagster import DagsterInstance, SensorResult, build_sensor_context
 
 from pocket_assets.core.records import PdfIdentity, to_dict
-from pocket_assets.core.schemas import PDF_IDENTITY_SCHEMA
 from pocket_assets.runstate.storage import PartitionManifest
 from pocket_assets.defs.partition_ranges import range_tags
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.sensors import raw_pdf_sensor
 from pocket_assets_tests.pdf_factory import text_pdf
+from pocket_assets.runstate.stages import RAW_PDF
 
 
 def _tick(instance: DagsterInstance, paths: CorpusPaths, cursor: str | None) -> SensorResult:
@@ -50,18 +50,12 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
 
     store = paths.store()
     identity = PdfIdentity("intl/c.pdf", "intl", "c.pdf", "0" * 64, 1, 1)
-    store.write(
-        "raw_pdf",
-        "intl/c.pdf",
-        [to_dict(identity)],
-        PDF_IDENTITY_SCHEMA,
-        PartitionManifest("raw_pdf", "intl/c.pdf", "ok", rows=1),
-    )
+    store.write(RAW_PDF, "intl/c.pdf", [to_dict(identity)], PartitionManifest("raw_pdf", "intl/c.pdf", "ok", rows=1))
     (raw / "intl" / "c.pdf").unlink()
     removed = _tick(instance, paths, changed.cursor)
     assert removed.run_requests == []
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf"]
-    assert not store.data_path("raw_pdf", "intl/c.pdf").exists()
+    assert not store.data_path(RAW_PDF, "intl/c.pdf").exists()
 
     text_pdf(raw / "intl" / "d.pdf", ["A new one."])
     added = _tick(instance, paths, removed.cursor)

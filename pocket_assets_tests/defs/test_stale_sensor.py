@@ -2,7 +2,6 @@
 
 from pathlib import Path
 
-import pyarrow as pa
 from dagster import DagsterInstance, SensorResult, build_sensor_context
 
 from pocket_assets.core.pdf import sha256_file
@@ -10,7 +9,7 @@ from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.stale_sensor import stale_pdfs
-from pocket_assets.defs.staleness import stage_code_versions
+from pocket_assets.defs.resources import environment_versions
 from pocket_assets_tests.pdf_factory import text_pdf
 
 
@@ -38,9 +37,9 @@ def test_stale_pdfs_observes_changes_only(instance: DagsterInstance, tmp_path: P
     assert quiet.asset_events == []
 
     sha = sha256_file(raw / "fr" / "a.pdf")
-    for asset, version in stage_code_versions().items():
-        manifest = PartitionManifest(asset, "fr/a.pdf", STATUS_OK, rows=1, source_sha256=sha, code_version=version)
-        paths.store().write(asset, "fr/a.pdf", [{"n": 1}], pa.schema([("n", pa.int64())]), manifest)
+    for stage, version in environment_versions().items():  # manifests as a build with these versions leaves them
+        manifest = PartitionManifest(stage.name, "fr/a.pdf", STATUS_OK, rows=1, source_sha256=sha, code_version=version)
+        paths.store().write_manifest(manifest)
     fresh = _tick(instance, paths, quiet.cursor)
     assert _observed(fresh) == {"fr/a.pdf": False}
     assert fresh.skip_reason.skip_message.startswith("1 of 2 PDF(s) stale")

@@ -6,6 +6,7 @@ from pathlib import Path
 from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets.runstate.stages import CHILDREN, VALIDATED_CHUNKS
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import REPO_ROOT, text_pdf
 
@@ -22,8 +23,8 @@ def test_a_document_below_the_minimum_passes_its_gates_with_a_warning(instance: 
     materialize_corpus(instance, paths)
     store = paths.store()
     for key, warning in (("fr/hello.pdf", "p1: text_below_minimum: 'Hello world'"), ("fr/regles.pdf", "p2: ")):
-        assert store.manifest("validated_chunks", key).status == "ok"
-        (stored,) = store.manifest("children", key).extra["warnings"]
+        assert store.manifest(VALIDATED_CHUNKS, key).status == "ok"
+        (stored,) = store.manifest(CHILDREN, key).extra["warnings"]
         assert stored.startswith(warning) and "text_below_minimum" in stored
     observations = [
         record.asset_observation
@@ -31,4 +32,4 @@ def test_a_document_below_the_minimum_passes_its_gates_with_a_warning(instance: 
         if record.asset_observation.partition == "fr/hello.pdf"
     ]
     assert observations[0].metadata["text_below_minimum"].value == 1
-    assert store.read("children", "fr/hello.pdf") == []
+    assert store.read(CHILDREN, "fr/hello.pdf") == []

@@ -31,7 +31,7 @@ from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import ContextHeaders
 from pocket_assets.core.chunking.embed_text import CONTEXT_SEPARATOR, citation, text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity
+from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity, new_chunk
 from pocket_assets.core.chunking.sections import SectionIndex, build_section_index
 from pocket_assets.core.chunking.segments import Span, TextBelowMinimum, plan_segments
 from pocket_assets.core.chunking.slice_counts import PieceTokens, SliceCounter, TokenOffsets
@@ -536,7 +536,6 @@ def _records(
     doc_uid = ids.doc_uid(identity.partition_key)
     revision = ids.revision8(layout.text)
     block_counters: Counter[str] = Counter()
-    policy_hash = policy.policy_hash
     parent_spans = [span for span, _ in parent_windows]
     child_spans = [span for windows in child_plan for span, _ in windows]
 
@@ -552,11 +551,13 @@ def _records(
         block = block_counters[block_key]
         block_counters[block_key] += 1
         content_type, features = locator.features(spans[index])
-        return ChunkRecord(
+        return new_chunk(
+            identity,
+            document_id,
+            policy,
             id=record_id,
             text=text,
-            source=identity.source,
-            corpus=identity.corpus,
+            anchor_text=text[:_ANCHOR_PREFIX_CHARS],
             chunk_type=chunk_type,
             page=page,
             pages=tuple(number for number, _ in shares) or (page,),
@@ -571,11 +572,7 @@ def _records(
             char_end=end,
             line_from=locator.line(start),
             line_to=locator.line(end - 1),
-            chunk_uid=ids.chunk_uuid(document_id, record_id),
-            document_id=document_id,
             canonical_id=ids.canonical_id(doc_uid, revision, section.section_id, page, block),
-            hash=ids.content_hash(text),
-            anchor=ids.anchor(text[:_ANCHOR_PREFIX_CHARS]),
             chunk_index=index,
             total_chunks=len(spans),
             # Reading order and overlap against the neighbours of the same type.
@@ -583,8 +580,6 @@ def _records(
             has_overlap_next=index + 1 < len(spans) and end > spans[index + 1][0],
             content_type=content_type,
             content_features=features,
-            chunker_version=policy.chunker_version,
-            policy_hash=policy_hash,
             context=context_of(spans[index]) if chunk_type == "child" else "",
             embedded_tokens=embedded_tokens[spans[index]] if chunk_type == "child" else 0,
         )

@@ -48,6 +48,7 @@ from pocket_assets.core.records import (
     PageRecord,
     PdfIdentity,
     TableCells,
+    new_chunk,
 )
 from pocket_assets.core.tables.cache import SummaryCache, summary_cache_key
 from pocket_assets.core.tables.types import classify_table
@@ -507,11 +508,13 @@ def summarize_tables(
         block = next_block.get(place, 0)
         next_block[place] = block + 1
         records.append(
-            ChunkRecord(
+            new_chunk(
+                identity,
+                document_id,
+                policy,
                 id=record_id,
                 text=text,
-                source=identity.source,
-                corpus=identity.corpus,
+                anchor_text=text,
                 chunk_type="table_summary",
                 page=context.page,
                 pages=(context.page,),
@@ -526,19 +529,13 @@ def summarize_tables(
                 char_end=table.char_end,
                 line_from=table.line_from,
                 line_to=table.line_to,
-                chunk_uid=ids.chunk_uuid(document_id, record_id),
-                document_id=document_id,
                 canonical_id=ids.canonical_id(doc_uid, revision, parent.section_id, context.page, block),
-                hash=ids.content_hash(text),
-                anchor=ids.anchor(text),
                 chunk_index=context.table_index,
                 total_chunks=len(tables),
                 has_overlap_previous=False,
                 has_overlap_next=False,
                 content_type="table",
                 content_features=ContentFeatures(table_count=1),
-                chunker_version=policy.chunker_version,
-                policy_hash=policy.policy_hash,
                 context=header,
                 embedded_tokens=embedded,
             )

@@ -1,15 +1,18 @@
-"""Chunking: parents for LLM context, children for search, a summary per table.
+"""Chunking: parents for LLM context and children for search from one pass, a summary per table.
 
-The assets' code version is the chunker version plus the policy hash, so a
-chunker bump or a policy change marks every PDF stale in the UI.
+Parents and children are one step (a multi-asset): one `chunk_document` call per
+PDF gives both, so nothing is carried between steps and any executor gives the
+same chunks. Each stage's version comes from the resources of the run
+(`runstate.stages`): a new tokenizer, chunk policy or summarizer marks the
+PDFs built with the old one stale.
 """
 
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
-from pocket_assets.core.chunking.chunker import ChunkedDocument, chunk_document
-from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.chunking.chunker import chunk_document
+from pocket_assets.core.chunking.slice_counts import PieceTokens
 from pocket_assets.core.records import (
     ChunkRecord,
     PageRecord,
@@ -19,45 +22,27 @@ from pocket_assets.core.records import (
     pdf_identity_from_dict,
     to_dict,
 )
-from pocket_assets.core.schemas import CHUNK_SCHEMA
-from pocket_assets.core.chunking.slice_counts import PieceTokens
-from pocket_assets.runstate.storage import PartitionStore
-from pocket_assets.core.tables.summaries import summarize_tables
 from pocket_assets.core.tables.cache import SummaryCache
-from pocket_assets.defs.assets.ingest import pages
+from pocket_assets.core.tables.summaries import summarize_tables
 from pocket_assets.defs.chunk_metadata import chunk_metadata
-from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset
-from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
+from pocket_assets.defs.partitions import pdf_asset, pdf_multi_asset
+from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf, run_per_pdf_stages
 from pocket_assets.defs.resources import (
     ChunkPolicyResource,
     CorpusPaths,
+    ExtractionResource,
     SummarizerResource,
     TokenizerResource,
+    stage_settings,
 )
 from pocket_assets.defs.summaries import sum_of
+from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, SOURCE, TABLE_SUMMARIES, Stage
+from pocket_assets.runstate.storage import PartitionStore
 
 
 def _load_document(store: PartitionStore, key: str) -> tuple[PdfIdentity, tuple[PageRecord, ...]]:
-    identity = pdf_identity_from_dict(store.read("raw_pdf", key)[0])
-    return identity, tuple(page_from_dict(row) for row in store.read("pages", key))
-
-
-# Children made alongside parents in this process, waiting for the `children` step of the same
-# run: parents and children come from one chunking pass. Each entry is taken once; a `children`
-# step in another process (or after a parents-only run) chunks again and checks the parents match.
-_CHILDREN_HANDOFF: dict[tuple, ChunkedDocument] = {}
-
-
-def _chunk(store: PartitionStore, key: str, policy: ChunkPolicy, piece_tokens: PieceTokens) -> ChunkedDocument:
-    """One step's PDFs share `piece_tokens`: words common to them are tokenized once."""
-    identity, page_records = _load_document(store, key)
-    return chunk_document(identity, page_records, policy, piece_tokens.counter, piece_tokens)
-
-
-def _handoff_key(store: PartitionStore, key: str, policy: ChunkPolicy, tokenizer: str) -> tuple:
-    """Keyed by the run that wrote the pages, so a rebuilt PDF is never served stale children."""
-    pages_manifest = store.manifest("pages", key)
-    return (str(store.root), key, pages_manifest.run_id if pages_manifest else "", policy, tokenizer)
+    identity = pdf_identity_from_dict(store.read(SOURCE, key)[0])
+    return identity, tuple(page_from_dict(row) for row in store.read(PAGES, key))
 
 
 def _chunk_output(
@@ -70,95 +55,88 @@ def _chunk_output(
         )
     return StageOutput(
         rows=[to_dict(chunk) for chunk in chunks],
-        schema=CHUNK_SCHEMA,
         source_sha256=sha256,
         metadata={**chunk_metadata(chunks), **extra_metadata},
         extra={"policy_hash": chunks[0].policy_hash if chunks else None, "warnings": list(warnings)},
     )
 
 
-@pdf_asset(
+@pdf_multi_asset(
+    {
+        PARENTS: "~1024-token parent chunks (15% overlap) for LLM context, cut at headings, paragraphs, "
+        "list items and sentences, never inside a table; every DESIGN.md chunk field filled.",
+        CHILDREN: "~450-token child chunks (15% overlap) inside their parent, for embedding and search; "
+        "the string the phone embeds (text + citation + prompt) never exceeds the cap.",
+    },
+    name="chunks",
     group_name="chunking",
-    deps=[pages],
-    description="~1024-token parent chunks (15% overlap) for LLM context, cut at headings, paragraphs, "
-    "list items and sentences, never inside a table; every DESIGN.md chunk field filled.",
-    versioned=True,
 )
-def parents(
-    context: AssetExecutionContext, paths: CorpusPaths, tokenizer: TokenizerResource, chunk_policy: ChunkPolicyResource
-) -> MaterializeResult:
+def chunks(
+    context: AssetExecutionContext,
+    paths: CorpusPaths,
+    extraction: ExtractionResource,
+    tokenizer: TokenizerResource,
+    chunk_policy: ChunkPolicyResource,
+) -> Iterator[MaterializeResult]:
     store = paths.store()
-    policy = chunk_policy.policy(tokenizer.name)
+    policy = chunk_policy.policy(tokenizer)
+    # One step's PDFs share `piece_tokens`: words common to them are tokenized once.
     piece_tokens = PieceTokens(tokenizer.counter())
+    settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy)
 
-    def build(key: str) -> StageOutput:
-        chunked = _chunk(store, key, policy, piece_tokens)
-        _CHILDREN_HANDOFF[_handoff_key(store, key, policy, tokenizer.name)] = chunked
-        return _chunk_output(chunked.parents, store.manifest("pages", key).source_sha256)
+    def build(key: str) -> dict[Stage, StageOutput]:
+        identity, page_records = _load_document(store, key)
+        chunked = chunk_document(identity, page_records, policy, piece_tokens.counter, piece_tokens)
+        source = store.source_sha256(key)
+        return {
+            PARENTS: _chunk_output(chunked.parents, source),
+            CHILDREN: _chunk_output(chunked.children, source, chunked.warnings),
+        }
 
-    return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks"))
+    yield from run_per_pdf_stages(
+        context,
+        store,
+        (PARENTS, CHILDREN),
+        build,
+        {stage: stage.version(settings) for stage in (PARENTS, CHILDREN)},
+        summarize=sum_of("chunks", "text_below_minimum"),
+    )
 
 
 @pdf_asset(
+    TABLE_SUMMARIES,
     group_name="chunking",
-    deps=[parents],
-    description="~450-token child chunks (15% overlap) inside their parent, for embedding and search; "
-    "the string the phone embeds (text + citation + prompt) never exceeds the cap.",
-    versioned=True,
-)
-def children(
-    context: AssetExecutionContext, paths: CorpusPaths, tokenizer: TokenizerResource, chunk_policy: ChunkPolicyResource
-) -> MaterializeResult:
-    store = paths.store()
-    policy = chunk_policy.policy(tokenizer.name)
-    piece_tokens = PieceTokens(tokenizer.counter())
-
-    def build(key: str) -> StageOutput:
-        stored_parents = tuple(chunk_from_dict(row) for row in store.read("parents", key))
-        made = _CHILDREN_HANDOFF.pop(_handoff_key(store, key, policy, tokenizer.name), None)
-        if made is None:
-            chunked = _chunk(store, key, policy, piece_tokens)
-            if chunked.parents != stored_parents:
-                raise RuntimeError(f"{key}: stored parents come from another chunking; materialize parents first")
-            made = chunked
-        return _chunk_output(made.children, store.manifest("pages", key).source_sha256, made.warnings)
-
-    return run_per_pdf(context, store, build, CODE_VERSION, summarize=sum_of("chunks", "text_below_minimum"))
-
-
-@pdf_asset(
-    group_name="chunking",
-    deps=[children],
     description="A ~50-token summary per table (chunk_type table_summary), typed schedule/scoring/other, "
     "linked to the parent holding the table; extractive offline by default, an LLM endpoint on demand.",
-    versioned=True,
 )
 def table_summaries(
     context: AssetExecutionContext,
     paths: CorpusPaths,
+    extraction: ExtractionResource,
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
     summarizer: SummarizerResource,
 ) -> MaterializeResult:
     store = paths.store()
-    policy = chunk_policy.policy(tokenizer.name)
+    policy = chunk_policy.policy(tokenizer)
     counter = tokenizer.counter()
     table_summarizer = summarizer.summarizer(counter, policy.summary_tokens)
     cache = SummaryCache(paths.output_path / "cache")
+    settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy, summarizer=summarizer)
 
     def build(key: str) -> StageOutput:
         identity, page_records = _load_document(store, key)
-        stored_parents = [chunk_from_dict(row) for row in store.read("parents", key)]
+        stored_parents = [chunk_from_dict(row) for row in store.read(PARENTS, key)]
         # Summaries ship with children (a PDF whose children failed is skipped) and number their
         # canonical-id blocks after theirs.
-        stored_children = [chunk_from_dict(row) for row in store.read("children", key)]
+        stored_children = [chunk_from_dict(row) for row in store.read(CHILDREN, key)]
         batch = summarize_tables(
             identity, page_records, stored_parents, policy, counter, table_summarizer, cache, children=stored_children
         )
         stats = batch.stats
         return _chunk_output(
             batch.chunks,
-            identity.sha256,
+            store.source_sha256(key),
             tables=stats.tables,
             cache_hits=stats.cache_hits,
             llm_calls=stats.llm_calls,
@@ -169,5 +147,9 @@ def table_summaries(
         )
 
     return run_per_pdf(
-        context, store, build, CODE_VERSION, summarize=sum_of("chunks", "tables", "cache_hits", "llm_calls")
+        context,
+        store,
+        build,
+        TABLE_SUMMARIES.version(settings),
+        summarize=sum_of("chunks", "tables", "cache_hits", "llm_calls"),
     )

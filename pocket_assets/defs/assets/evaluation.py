@@ -104,7 +104,7 @@ def retrieval_eval(
         ]
     for warning in reports[0].warnings:
         context.log.warning(warning)
-    policy = chunk_policy.policy(tokenizer.name)
+    policy = chunk_policy.policy(tokenizer)
     metadata: dict = {
         "questions": len(questions),
         "passages": len(passages),

@@ -18,15 +18,9 @@ from pocket_assets.runstate.export_selection import read_validated_chunks, selec
 from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.core.records import CORPORA
 from pocket_assets.core.quality.validation import validate_corpus_ids
-from pocket_assets.defs.assets.chunking import children, parents, table_summaries
-from pocket_assets.defs.assets.ingest import pages, raw_pdf
-from pocket_assets.defs.assets.quality import validated_chunks
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
-
-# The per-PDF stages in lineage order: their manifests say why a PDF has no chunks.
-STAGE_DEFINITIONS = (raw_pdf, pages, parents, children, table_summaries, validated_chunks)
-STAGES = tuple(definition.key.to_user_string() for definition in STAGE_DEFINITIONS)
+from pocket_assets.runstate.stages import EXPORTED
 
 
 @asset(
@@ -34,7 +28,7 @@ STAGES = tuple(definition.key.to_user_string() for definition in STAGE_DEFINITIO
     group_name="export",
     kinds={"json"},
     pool="corpus_export",
-    deps=[validated_chunks],
+    deps=[EXPORTED.name],
     check_specs=[
         AssetCheckSpec(
             "corpus_ids_unique", asset="android_export", description="Chunk ids unique across the whole corpus."
@@ -46,7 +40,7 @@ STAGES = tuple(definition.key.to_user_string() for definition in STAGE_DEFINITIO
 )
 def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: GatesResource) -> MaterializeResult:
     store = paths.store()
-    selection = select_for_export(store, discover_pdfs(paths.raw_path), STAGES)
+    selection = select_for_export(store, discover_pdfs(paths.raw_path))
     if selection.refused:
         raise Failure(
             description="Export refused: these PDFs failed their gates; fix them or remove them from the folder. "

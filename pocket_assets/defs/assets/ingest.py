@@ -4,14 +4,15 @@ from collections import Counter
 
 from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue
 
-from pocket_assets.core.extract import EXTRACTOR_VERSION, extract_pages
+from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.pdf import inspect_pdf
-from pocket_assets.core.records import pdf_identity_from_dict, to_dict
-from pocket_assets.core.schemas import PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
+from pocket_assets.core.records import to_dict
 from pocket_assets.defs.partitions import pdf_asset
+from pocket_assets.defs.pdf_errors import extraction_of
 from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
-from pocket_assets.defs.resources import CorpusPaths, ExtractionResource
+from pocket_assets.defs.resources import CorpusPaths, ExtractionResource, stage_settings
 from pocket_assets.defs.summaries import sum_of
+from pocket_assets.runstate.stages import PAGES, RAW_PDF
 
 READABLE_PDF = "readable_pdf"
 # What the extractor found, per PDF and in total, for the UI: a drop after an extractor change shows here.
@@ -19,12 +20,13 @@ _BLOCK_COUNTS = {"heading": "headings", "table": "tables", "code": "code_blocks"
 
 
 @pdf_asset(
+    RAW_PDF,
     group_name="ingest",
     kinds=("pdf", "parquet"),
     check_specs=[
         AssetCheckSpec(
             READABLE_PDF,
-            asset="raw_pdf",
+            asset=RAW_PDF.name,
             description="Every PDF of the run is a readable, unencrypted PDF with pages; lists those that are not.",
         )
     ],
@@ -36,7 +38,6 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
         identity = inspect_pdf(paths.raw_path / key, key)
         return StageOutput(
             rows=[to_dict(identity)],
-            schema=PDF_IDENTITY_SCHEMA,
             source_sha256=identity.sha256,
             metadata={
                 "page_count": identity.page_count,
@@ -56,26 +57,25 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
 
 
 @pdf_asset(
+    PAGES,
     group_name="ingest",
     kinds=("pdf", "parquet"),
-    deps=[raw_pdf],
     description="One row per page: canonical Markdown text, blocks with char spans, warnings "
     "(empty or image-only pages), and the page's span and first line in the document text.",
-    code_version=EXTRACTOR_VERSION,
 )
 def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource) -> MaterializeResult:
     store = paths.store()
 
     def build(key: str) -> StageOutput:
-        identity = pdf_identity_from_dict(store.read("raw_pdf", key)[0])
-        records = extract_pages(paths.raw_path / key, extraction.options())
+        source = store.source_sha256(key)
+        with extraction_of(key):
+            records = extract_pages(paths.raw_path / key, extraction.options())
         text_chars = sum(len(page.text) for page in records)
         warnings = [f"p{page.page}: {warning}" for page in records for warning in page.warnings]
         kinds = Counter(block.kind for page in records for block in page.blocks)
         return StageOutput(
             rows=[to_dict(page) for page in records],
-            schema=PAGE_SCHEMA,
-            source_sha256=identity.sha256,
+            source_sha256=source,
             metadata={
                 "page_count": len(records),
                 "characters": text_chars,
@@ -87,4 +87,4 @@ def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: Extrac
         )
 
     totals = sum_of("page_count", "characters", "empty_pages", *_BLOCK_COUNTS.values())
-    return run_per_pdf(context, store, build, EXTRACTOR_VERSION, summarize=totals)
+    return run_per_pdf(context, store, build, PAGES.version(stage_settings(extraction=extraction)), summarize=totals)

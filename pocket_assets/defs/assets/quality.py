@@ -16,29 +16,31 @@ from dagster import (
 )
 
 from pocket_assets.core.records import chunk_from_dict, page_from_dict, to_dict
-from pocket_assets.core.schemas import CHUNK_SCHEMA
 from pocket_assets.core.quality.validation import PARTITION_GATES, GateReport, validate_partition
 from pocket_assets.core.quality.report import write_report_html
-from pocket_assets.defs.assets.chunking import table_summaries
 from pocket_assets.defs.chunk_metadata import chunk_metadata
-from pocket_assets.defs.partitions import CODE_VERSION, pdf_asset
+from pocket_assets.defs.partitions import pdf_asset
+from pocket_assets.defs.pdf_errors import GateFailed
 from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf
-from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, GatesResource, TokenizerResource
+from pocket_assets.defs.resources import (
+    ChunkPolicyResource,
+    CorpusPaths,
+    ExtractionResource,
+    GatesResource,
+    SummarizerResource,
+    TokenizerResource,
+    stage_settings,
+)
 from pocket_assets.defs.summaries import sum_of
-
-CHUNK_STAGES = ("parents", "children", "table_summaries")
-
-
-class GateFailed(Exception):
-    """A PDF whose chunks failed a gate: recorded as failed, its last good output kept."""
+from pocket_assets.runstate.stages import CHUNK_STAGES, PAGES, VALIDATED_CHUNKS
 
 
 @pdf_asset(
+    VALIDATED_CHUNKS,
     group_name="quality",
     kinds=("parquet", "great_expectations"),
-    deps=[table_summaries],
     check_specs=[
-        AssetCheckSpec(gate, asset="validated_chunks", blocking=True, description=description)
+        AssetCheckSpec(gate, asset=VALIDATED_CHUNKS.name, blocking=True, description=description)
         for gate, description in (
             (
                 "expectations",
@@ -54,30 +56,31 @@ class GateFailed(Exception):
     ],
     description="Parents, children and table summaries of a PDF that passed every gate; only these are exported. "
     "A PDF failing a gate keeps its previous good file and blocks the export.",
-    versioned=True,
 )
 def validated_chunks(
     context: AssetExecutionContext,
     paths: CorpusPaths,
+    extraction: ExtractionResource,
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
+    summarizer: SummarizerResource,
     gates: GatesResource,
 ) -> MaterializeResult:
     store = paths.store()
-    policy = chunk_policy.policy(tokenizer.name)
+    policy = chunk_policy.policy(tokenizer)
+    settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy, summarizer=summarizer)
     loaded_gates = gates.gates(paths.expectations_path)
     reports: dict[str, GateReport] = {}
 
     def build(key: str) -> StageOutput:
         chunks = [chunk_from_dict(row) for stage in CHUNK_STAGES for row in store.read(stage, key)]
-        page_records = [page_from_dict(row) for row in store.read("pages", key)]
+        page_records = [page_from_dict(row) for row in store.read(PAGES, key)]
         report = reports[key] = validate_partition(loaded_gates, key, chunks, page_records, policy)
         if not report.passed:
             raise GateFailed(_failure_sentence(key, report))
         return StageOutput(
             rows=[to_dict(chunk) for chunk in chunks],
-            schema=CHUNK_SCHEMA,
-            source_sha256=store.manifest("raw_pdf", key).source_sha256,
+            source_sha256=store.source_sha256(key),
             metadata=chunk_metadata(chunks, page_records),
         )
 
@@ -90,7 +93,13 @@ def validated_chunks(
         return [_check_result(gate, reports, str(report_path)) for gate in PARTITION_GATES]
 
     return run_per_pdf(
-        context, store, build, CODE_VERSION, summarize=sum_of("chunks"), checks=checks, fail_when_all_fail=False
+        context,
+        store,
+        build,
+        VALIDATED_CHUNKS.version(settings),
+        summarize=sum_of("chunks"),
+        checks=checks,
+        fail_when_all_fail=False,
     )
 
 

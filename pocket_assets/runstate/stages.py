@@ -1,0 +1,109 @@
+"""The per-PDF stages, in one place: name, upstream stages, Arrow schema, and what versions each.
+
+Everything that walks the stages (the Dagster assets, the partition store,
+staleness, export selection, the build summary) reads this registry, so a
+stage is named once and referred to by its object, never by a string.
+
+A stage's version says what its output was built with besides the PDF: the
+settings it reads itself (`Stage.settings`) and, through its upstream stages,
+every setting its input was built with. So a new extraction option changes the
+version of `pages` and of every stage after it; a new summarizer changes
+`table_summaries` and `validated_chunks` only. The settings' values are
+resolved by the caller (the Dagster layer, from the resources a run really
+uses) and given here as `Setting`s; this module only combines them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import blake3
+import pyarrow as pa
+
+from pocket_assets.core.schemas import CHUNK_SCHEMA, PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
+
+# The settings a stage's output can depend on, by name (keys of the mapping given to `Stage.version`).
+EXTRACTION = "extraction"  # extractor version and extraction options (OCR, its languages, table detection)
+CHUNKING = "chunking"  # chunker version and chunk policy, tokenizer identity included
+SUMMARIZER = "summarizer"  # how tables are summarized (kind; model and endpoint for an LLM)
+SETTING_ORDER = (EXTRACTION, CHUNKING, SUMMARIZER)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One resolved setting: a short readable `label` and the canonical (JSON-able) `value` that is hashed."""
+
+    label: str
+    value: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One per-PDF stage; its output is stored per PDF as Parquet with this `schema`."""
+
+    name: str
+    schema: pa.Schema = field(repr=False)
+    upstream: tuple["Stage", ...] = ()
+    settings: tuple[str, ...] = ()  # settings this stage reads itself (its upstream's come on top)
+
+    def setting_names(self) -> tuple[str, ...]:
+        """Every setting its output depends on, its own and its upstream stages', in `SETTING_ORDER`."""
+        names = set(self.settings)
+        for stage in self.upstream:
+            names.update(stage.setting_names())
+        return tuple(name for name in SETTING_ORDER if name in names)
+
+    def version(self, settings: Mapping[str, Setting]) -> str | None:
+        """`<labels>+<digest>` of the settings it depends on; None for a stage that depends on none.
+
+        `settings` must hold at least `setting_names()`; a missing one is a programming error.
+        """
+        names = self.setting_names()
+        if not names:
+            return None
+        missing = [name for name in names if name not in settings]
+        if missing:
+            raise KeyError(f"stage {self.name} needs settings {missing} to be versioned")
+        canonical = json.dumps(
+            {name: settings[name].value for name in names}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+        digest = blake3.blake3(canonical.encode("utf-8")).hexdigest()[:12]
+        return "+".join([*(settings[name].label for name in names), digest])
+
+    def __str__(self) -> str:
+        return self.name
+
+
+RAW_PDF = Stage("raw_pdf", PDF_IDENTITY_SCHEMA)
+PAGES = Stage("pages", PAGE_SCHEMA, upstream=(RAW_PDF,), settings=(EXTRACTION,))
+PARENTS = Stage("parents", CHUNK_SCHEMA, upstream=(PAGES,), settings=(CHUNKING,))
+CHILDREN = Stage("children", CHUNK_SCHEMA, upstream=(PARENTS,), settings=(CHUNKING,))
+TABLE_SUMMARIES = Stage("table_summaries", CHUNK_SCHEMA, upstream=(CHILDREN,), settings=(SUMMARIZER,))
+# The gates judge every chunk stage against the pages and the policy's caps.
+VALIDATED_CHUNKS = Stage("validated_chunks", CHUNK_SCHEMA, upstream=(TABLE_SUMMARIES,), settings=(CHUNKING,))
+
+# Lineage order: a stage comes after every stage it reads.
+STAGES: tuple[Stage, ...] = (RAW_PDF, PAGES, PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS)
+# The stages holding a PDF's chunks; validated together, exported together.
+CHUNK_STAGES: tuple[Stage, ...] = (PARENTS, CHILDREN, TABLE_SUMMARIES)
+# The stage whose good output is what the export ships.
+EXPORTED: Stage = VALIDATED_CHUNKS
+# The stage that records the PDF itself: its sha256 is the source every other stage was built from.
+SOURCE: Stage = RAW_PDF
+
+_BY_NAME = {stage.name: stage for stage in STAGES}
+
+
+def stage_named(name: str) -> Stage:
+    """The stage behind a name read from outside (a Dagster asset key, a manifest, the command line)."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"{name!r} is not a per-PDF stage; stages are {', '.join(_BY_NAME)}") from None
+
+
+def stage_versions(settings: Mapping[str, Setting]) -> dict[Stage, str | None]:
+    """Every stage, in lineage order, to its version under `settings` (all of `SETTING_ORDER`)."""
+    return {stage: stage.version(settings) for stage in STAGES}
