@@ -1,15 +1,28 @@
-"""Build the development corpus from the CLI, and the same work through the core library alone.
+"""What the build command costs: fixed cost, marginal cost per page against a floor, memory, cores, determinism.
 
-Dagster's share = (CLI wall - library wall) / library wall, both measured as whole
-processes (imports, tokenizer and Great Expectations loads included) on a private
-copy of the corpus. The library path does what the assets do, per PDF:
-inspect_pdf, extract_pages, chunk_document, summarize_tables, validate_partition,
-the validation report, then write_corpus_exports per corpus; it also writes each
-stage through PartitionStore (Parquet + manifest), as the assets do, timed apart.
-The CLI run's step durations are read back from its Dagster instance.
+One command prints one Markdown table (progress on stderr), every figure from the same run:
 
-    .venv/bin/python benchmarks/bench_build.py                        # /work/shared/corpus, 1 round
-    .venv/bin/python benchmarks/bench_build.py --corpus data/raw --rounds 2
+- fixed: the build command (`python -m pocket_assets.cli build`, fresh DAGSTER_HOME and output folder) on
+  one small PDF (4 pages), median of `--fixed-runs` runs;
+- marginal: the build command on `../shared/corpus` + `../shared/corpus-regs` + `../shared/corpus-wild` (the
+  wild PDFs under `intl/wild/`: 187 PDFs, 1,026 pages); marginal cost per page = (big build - one-PDF
+  build) / (pages - 4), in CPU and in wall seconds;
+- floor: in one process, PyMuPDF's plain `page.get_text()` of every page of the same corpus plus one
+  `encode_batch` pass of the Gemma 3 tokenizer over the text (loads not counted);
+- cores: the same big build pinned to one core (`taskset -c 0`) against both cores;
+- serial vs parallel: the big build with `POCKET_ASSETS_WORKERS=1` against the default; every stage Parquet
+  file and every export compared byte for byte (the exports' `generated` stamp aside);
+- memory: peak RSS of the process tree (the sum over the build process and its workers, sampled every
+  50 ms, proportional set size so pages shared after fork count once) and the largest single process
+  (`ru_maxrss` from wait4), on the big corpus and on it copied `--copies` times under other names plus
+  refman.pdf (2,415 pages): flat means the same peak whatever the number of PDFs.
+
+CPU seconds (user + sys of the whole process tree) hold better than wall time on a shared machine; the
+machine this runs on has 2 cores shared with others, so wall times are noisy.
+
+    .venv/bin/python benchmarks/bench_build.py                 # everything (~10-15 min here)
+    .venv/bin/python benchmarks/bench_build.py --copies 0      # no scale build (no refman, no copies)
+    .venv/bin/python benchmarks/bench_build.py --dagster-share # the older library-vs-CLI comparison
 """
 
 from __future__ import annotations
@@ -19,16 +32,268 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CORPUS = REPO_ROOT.parent / "shared" / "corpus"
+SHARED = REPO_ROOT.parent / "shared"
+DEFAULT_CORPUS = SHARED / "corpus"
+DEFAULT_REGS = SHARED / "corpus-regs"
+DEFAULT_WILD = SHARED / "corpus-wild"
+DEFAULT_REFMAN = SHARED / "corpus-scale" / "refman.pdf"
+SMALL_PDF = "fr/04_reglement-disciplinaire-type-2004.pdf"  # 4 pages, in corpus-regs
 PYTHON = sys.executable
+MIB = 1024 * 1024
+CORPORA = ("fr", "intl")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One build command: wall and CPU seconds, peak memory (MiB) and what it printed."""
+
+    wall: float
+    cpu: float
+    tree_peak_mib: float
+    process_peak_mib: float
+    returncode: int
+    stdout: str
+
+
+def _tree_pss(pid: int) -> int:
+    """Proportional set size of a process and its descendants (bytes); 0 once it is gone."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0
+    total = 0
+    for process in processes:
+        try:
+            total += process.memory_full_info().pss
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return total
+
+
+def measure(command: list[str], env: dict[str, str]) -> Measure:
+    """Run a command to its end; its rusage comes from wait4 (it includes the workers it reaped)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.05):
+            peak[0] = max(peak[0], _tree_pss(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output: list[bytes] = []
+    reader = threading.Thread(target=lambda: output.append(process.stdout.read()), daemon=True)
+    reader.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    reader.join()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    stdout = b"".join(output).decode("utf-8", "replace")
+    if process.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} crashed ({process.returncode}):\n{stdout[-4000:]}")
+    return Measure(
+        wall=wall,
+        cpu=usage.ru_utime + usage.ru_stime,
+        tree_peak_mib=peak[0] / MIB,
+        process_peak_mib=usage.ru_maxrss * 1024 / MIB,
+        returncode=process.returncode,
+        stdout=stdout,
+    )
+
+
+def build_command(work: Path, raw: Path, name: str, pin_one_core: bool = False, **env_extra: str) -> Measure:
+    """The build command with a fresh DAGSTER_HOME and output folder under `work/name`."""
+    home, out = work / name / "home", work / name / "out"
+    shutil.rmtree(work / name, ignore_errors=True)
+    home.mkdir(parents=True)
+    env = {**os.environ, "DAGSTER_HOME": str(home), **env_extra}
+    command = [PYTHON, "-m", "pocket_assets.cli", "build", "--raw-dir", str(raw), "--output-dir", str(out)]
+    if pin_one_core:
+        command = ["taskset", "-c", "0", *command]
+    print(f"  build {name} ...", file=sys.stderr, flush=True)
+    result = measure(command, env)
+    print(f"    {result.wall:.1f} s wall, {result.cpu:.1f} s cpu, {result.tree_peak_mib:.0f} MiB", file=sys.stderr)
+    return result
+
+
+def floor_seconds(raw: Path) -> dict[str, float]:
+    """CPU seconds of plain text for every page plus one batch tokenizer pass, loads excluded (run in a child)."""
+    code = f"""
+import json, time, pymupdf
+from pathlib import Path
+from pocket_assets.core.tokenizer import load_tokenizer
+counter = load_tokenizer("gemma3")
+start = time.process_time()
+texts = []
+for path in sorted(Path({str(raw)!r}).rglob("*.pdf")):
+    with pymupdf.open(path) as document:
+        if not document.needs_pass:  # encrypted PDFs fail the build too
+            texts.extend(page.get_text() for page in document)
+read = time.process_time()
+counter.encode_batch(texts)
+done = time.process_time()
+print(json.dumps({{"pages": len(texts), "text": read - start, "tokens": done - read}}))
+"""
+    done = subprocess.run([PYTHON, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def copy_corpus(source: Path, target: Path, suffix: str = "") -> None:
+    """`source/{fr,intl}/*.pdf` into `target/{fr,intl}/`, file names given `suffix` (so copies are new PDFs)."""
+    for corpus in CORPORA:
+        folder = source / corpus
+        if not folder.is_dir():
+            continue
+        for pdf in sorted(folder.rglob("*.pdf")):
+            destination = target / corpus / pdf.relative_to(folder).with_name(f"{pdf.stem}{suffix}.pdf")
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(pdf, destination)
+
+
+def differing_outputs(left: Path, right: Path) -> list[str]:
+    """Stage Parquet files and exports that differ between two output folders (exports' `generated` aside)."""
+    names = sorted(
+        {p.relative_to(left).as_posix() for p in left.rglob("*.parquet")}
+        | {p.relative_to(right).as_posix() for p in right.rglob("*.parquet")}
+        | {p.name for folder in (left, right) for p in folder.glob("chunks_*")}
+        | {p.name for folder in (left, right) for p in folder.glob("id_redirects_*")}
+    )
+    return [name for name in names if _comparable(left / name) != _comparable(right / name)]
+
+
+def _comparable(path: Path) -> bytes | None:
+    if not path.is_file():
+        return None
+    data = path.read_bytes()
+    if path.suffix == ".json" and not path.name.endswith(".schema.json"):
+        document = json.loads(data)
+        document["metadata"].pop("generated", None)
+        return json.dumps(document, sort_keys=True).encode("utf-8")
+    return data
+
+
+def page_count(raw: Path) -> int:
+    import pymupdf
+
+    total = 0
+    for path in raw.rglob("*.pdf"):
+        with pymupdf.open(path) as document:
+            total += document.page_count
+    return total
+
+
+def run_benchmark(args: argparse.Namespace) -> None:
+    work = Path(tempfile.mkdtemp(prefix="bench-build-"))
+    small, big, scale = work / "raw-small", work / "raw-big", work / "raw-scale"
+    (small / "fr").mkdir(parents=True)
+    shutil.copyfile(args.regs / SMALL_PDF, small / SMALL_PDF)
+    copy_corpus(args.corpus, big)
+    copy_corpus(args.regs, big)
+    if args.wild:
+        shutil.copytree(Path(args.wild), big / "intl" / "wild", ignore=shutil.ignore_patterns("*.md"))
+    small_pages, big_pages = page_count(small), page_count(big)
+    big_pdfs = len(list(big.rglob("*.pdf")))
+    print(f"corpus: {big_pdfs} PDFs, {big_pages} pages; small: {small_pages} pages", file=sys.stderr)
+
+    fixed = [build_command(work, small, f"small{run}") for run in range(args.fixed_runs)]
+    floor = floor_seconds(big)
+    both = build_command(work, big, "big")
+    serial = build_command(work, big, "big-serial", POCKET_ASSETS_WORKERS="1")
+    one_core = build_command(work, big, "big-one-core", pin_one_core=True) if args.one_core else None
+    differing = differing_outputs(work / "big" / "out", work / "big-serial" / "out")
+    scaled = None
+    if args.copies:
+        for copy in range(1, args.copies + 1):
+            copy_corpus(args.corpus, scale, f"-copy{copy}")
+            copy_corpus(args.regs, scale, f"-copy{copy}")
+        (scale / "intl").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(args.refman, scale / "intl" / "refman.pdf")
+        scale_pages, scale_pdfs = page_count(scale), len(list(scale.rglob("*.pdf")))
+        scaled = (scale_pdfs, scale_pages, build_command(work, scale, "scale"))
+
+    fixed_cpu = statistics.median(m.cpu for m in fixed)
+    fixed_wall = statistics.median(m.wall for m in fixed)
+    floor_page = (floor["text"] + floor["tokens"]) / floor["pages"]
+    extra_pages = big_pages - small_pages
+
+    def marginal(m: Measure) -> tuple[float, float]:
+        return (m.cpu - fixed_cpu) / extra_pages, (m.wall - fixed_wall) / extra_pages
+
+    rows = [("what", "wall s", "cpu s", "peak MiB (tree / largest process)", "per page, marginal (ms)")]
+    for number, m in enumerate(fixed, 1):
+        rows.append((f"one 4-page PDF, run {number}", f"{m.wall:.1f}", f"{m.cpu:.1f}", _peaks(m), "-"))
+    for label, m in (
+        (f"{big_pdfs} PDFs, {big_pages} pages, both cores (default workers)", both),
+        ("same, POCKET_ASSETS_WORKERS=1", serial),
+        *([("same, pinned to one core (taskset -c 0)", one_core)] if one_core else []),
+    ):
+        cpu_ms, wall_ms = (1000 * value for value in marginal(m))
+        rows.append((label, f"{m.wall:.1f}", f"{m.cpu:.1f}", _peaks(m), f"cpu {cpu_ms:.2f}, wall {wall_ms:.2f}"))
+    if scaled is not None:
+        pdfs, pages, m = scaled
+        label = f"scale: {pdfs} PDFs ({args.copies} copies + refman), {pages} pages"
+        cpu_ms, wall_ms = (1000 * (value - fixed_value) / (pages - small_pages) for value, fixed_value in (
+            (m.cpu, fixed_cpu), (m.wall, fixed_wall)))
+        rows.append((label, f"{m.wall:.1f}", f"{m.cpu:.1f}", _peaks(m), f"cpu {cpu_ms:.2f}, wall {wall_ms:.2f}"))
+    rows.append(
+        (
+            f"floor: plain get_text + one encode_batch, {floor['pages']} pages",
+            "-",
+            f"{floor['text'] + floor['tokens']:.2f}",
+            "-",
+            f"cpu {1000 * floor_page:.2f} (text {1000 * floor['text'] / floor['pages']:.2f}, "
+            f"tokens {1000 * floor['tokens'] / floor['pages']:.2f})",
+        )
+    )
+    print("| " + " | ".join(rows[0]) + " |")
+    print("|" + "---|" * len(rows[0]))
+    for row in rows[1:]:
+        print("| " + " | ".join(row) + " |")
+    cpu_ratio = marginal(both)[0] / floor_page
+    wall_ratio = marginal(both)[1] / floor_page
+    print()
+    print(f"- marginal cost per page / floor per page: {cpu_ratio:.1f}x in CPU, {wall_ratio:.1f}x in wall (both cores)")
+    print(f"- both cores vs POCKET_ASSETS_WORKERS=1: wall {serial.wall / both.wall:.2f}x faster, cpu {both.cpu / serial.cpu:.2f}x")
+    if one_core:
+        print(f"- both cores vs one core: wall {one_core.wall / both.wall:.2f}x faster, cpu {both.cpu / one_core.cpu:.2f}x")
+    print(
+        "- serial vs parallel outputs: "
+        + ("byte-identical" if not differing else f"{len(differing)} differ: {', '.join(differing[:10])}")
+        + f" ({len(list((work / 'big' / 'out').rglob('*.parquet')))} Parquet files + exports compared)"
+    )
+    failed = [m for m in (*fixed, both, serial, one_core) if m and m.returncode]
+    if failed:
+        print(f"- {len(failed)} build(s) exited 1 (a PDF failed its gates); their work was still done")
+    print(f"- machine: {os.cpu_count()} cores, shared with other work (load average {os.getloadavg()[0]:.1f})")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        print(f"- outputs kept in {work}")
+
+
+def _peaks(m: Measure) -> str:
+    return f"{m.tree_peak_mib:.0f} / {m.process_peak_mib:.0f}"
+
+
+# --- the older comparison: the CLI against the same work through the core library alone -------------
 
 
 def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
@@ -43,19 +308,20 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
         clock = now
 
     from pocket_assets.core.chunking.chunker import chunk_document
+    from pocket_assets.core.chunking.slice_counts import PieceTokens
     from pocket_assets.core.export.corpus_files import write_corpus_exports
     from pocket_assets.core.extract import extract_pages
     from pocket_assets.core.pdf import discover_pdfs, inspect_pdf
     from pocket_assets.core.policy import ChunkPolicy
-    from pocket_assets.core.records import CORPORA, to_dict
-    from pocket_assets.core.chunking.slice_counts import PieceTokens
+    from pocket_assets.core.quality.report import write_report_html
+    from pocket_assets.core.quality.validation import load_gates, validate_corpus_ids, validate_partition
+    from pocket_assets.core.records import CORPORA as RECORD_CORPORA
+    from pocket_assets.core.records import to_dict
+    from pocket_assets.core.tables.cache import SummaryCache
+    from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables
+    from pocket_assets.core.tokenizer import load_tokenizer
     from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, RAW_PDF, TABLE_SUMMARIES, VALIDATED_CHUNKS, Stage
     from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
-    from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables
-    from pocket_assets.core.tables.cache import SummaryCache
-    from pocket_assets.core.tokenizer import load_tokenizer
-    from pocket_assets.core.quality.validation import load_gates, validate_corpus_ids, validate_partition
-    from pocket_assets.core.quality.report import write_report_html
 
     lap("imports")
     counter = load_tokenizer("gemma3")
@@ -100,7 +366,7 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     write_report_html(out_dir / "reports" / "validation.html", reports, "Validation report")
     lap("validation_report")
     assert validate_corpus_ids(gates, validated).passed
-    for corpus in CORPORA:
+    for corpus in RECORD_CORPORA:
         write_corpus_exports(
             corpus,
             [c for c in validated if c.corpus == corpus],
@@ -110,26 +376,6 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
         )
     lap("exports")
     return {**phases, "pages": page_total, "pdfs_failed": sum(not report.passed for report in reports)}
-
-
-def _cpu_of_children() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str, int]:
-    """Wall and CPU seconds, stdout and exit code; a build whose PDFs fail a gate still did (nearly) all the work.
-
-    CPU seconds hold better than wall time on a shared machine.
-    """
-    start, cpu_start = time.perf_counter(), _cpu_of_children()
-    done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
-    wall, cpu = time.perf_counter() - start, _cpu_of_children() - cpu_start
-    if done.returncode not in (0, 1):
-        raise SystemExit(
-            f"{' '.join(command)} crashed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-        )
-    return wall, cpu, done.stdout, done.returncode
 
 
 def _step_seconds(dagster_home: Path) -> dict[str, float]:
@@ -146,51 +392,46 @@ def _step_seconds(dagster_home: Path) -> dict[str, float]:
     return {"run (start to end)": run_seconds, **steps}
 
 
+def dagster_share(corpus: Path) -> None:
+    """Dagster's share = (CLI - library) / library, both whole processes, on a private copy of `corpus`."""
+    work = Path(tempfile.mkdtemp(prefix="bench-build-"))
+    raw = work / "raw"
+    copy_corpus(corpus, raw)
+    lib_out, cli_out, home = work / "lib", work / "cli", work / "home"
+    home.mkdir()
+    env = {**os.environ, "DAGSTER_HOME": str(home)}
+    library = measure([PYTHON, __file__, "--library-only", str(raw), str(lib_out)], env)
+    phases = json.loads(library.stdout.strip().splitlines()[-1])
+    cli = measure([PYTHON, "-m", "pocket_assets.cli", "build", "--raw-dir", str(raw), "--output-dir", str(cli_out)], env)
+    pages = phases.pop("pages")
+    print(f"{pages} pages, {len(list(raw.rglob('*.pdf')))} PDFs, {phases.pop('pdfs_failed')} failing their gates")
+    for label, m in (("library process", library), ("CLI (Dagster)  ", cli)):
+        print(f"  {label}  wall {m.wall:6.1f} s  cpu {m.cpu:6.1f} s ({1000 * m.cpu / pages:5.1f} ms/page)")
+    print(f"  Dagster adds cpu {cli.cpu - library.cpu:+6.1f} s ({100 * (cli.cpu - library.cpu) / library.cpu:+.0f}%)")
+    print("  library phases (s): " + ", ".join(f"{name} {seconds:.2f}" for name, seconds in phases.items()))
+    print("  Dagster run and steps (s): " + ", ".join(f"{name} {s:.2f}" for name, s in _step_seconds(home).items()))
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder with fr/ and intl/ PDFs")
-    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--regs", type=Path, default=DEFAULT_REGS, help="second folder with fr/ PDFs (holds the small PDF)")
+    parser.add_argument("--wild", default=str(DEFAULT_WILD), help="real-world PDFs (any depth); '' for none")
+    parser.add_argument("--refman", type=Path, default=DEFAULT_REFMAN, help="large PDF added to the scale build")
+    parser.add_argument("--copies", type=int, default=5, help="copies of corpus + regs in the scale build (0: none)")
+    parser.add_argument("--fixed-runs", type=int, default=3)
+    parser.add_argument("--no-one-core", dest="one_core", action="store_false", help="skip the taskset -c 0 build")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
+    parser.add_argument("--dagster-share", action="store_true", help="the library-vs-CLI comparison on --corpus")
     parser.add_argument("--library-only", nargs=2, metavar=("RAW", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.library_only:
         print(json.dumps(library_build(Path(args.library_only[0]), Path(args.library_only[1]))))
-        return
-
-    work = Path(tempfile.mkdtemp(prefix="bench-build-"))
-    raw = work / "raw"
-    for corpus in ("fr", "intl"):
-        shutil.copytree(args.corpus / corpus, raw / corpus)
-    for path in raw.rglob("*.pdf"):
-        path.chmod(0o644)
-    for round_number in range(1, args.rounds + 1):
-        lib_out, cli_out, home = work / f"lib{round_number}", work / f"cli{round_number}", work / f"home{round_number}"
-        home.mkdir()
-        env = {**os.environ, "DAGSTER_HOME": str(home)}
-        lib_wall, lib_cpu, lib_stdout, _ = _timed([PYTHON, __file__, "--library-only", str(raw), str(lib_out)], env)
-        phases = json.loads(lib_stdout.strip().splitlines()[-1])
-        cli_wall, cli_cpu, cli_stdout, cli_code = _timed(
-            [str(Path(PYTHON).parent / "pocket-assets"), "build", "--raw-dir", str(raw), "--output-dir", str(cli_out)],
-            env,
-        )
-        pages = phases.pop("pages")
-        print(
-            f"round {round_number}: {pages} pages, {len(list(raw.rglob('*.pdf')))} PDFs, "
-            f"{phases.pop('pdfs_failed')} failing their gates"
-        )
-        if cli_code:
-            print("  the CLI build exited 1 (a PDF failed its gates, so android_export did not run):")
-            print("    " + "\n    ".join(line for line in cli_stdout.splitlines() if "FAILED" in line))
-        for label, wall, cpu in (("library process", lib_wall, lib_cpu), ("CLI (Dagster)  ", cli_wall, cli_cpu)):
-            print(
-                f"  {label}  wall {wall:6.1f} s ({1000 * wall / pages:5.1f} ms/page)  cpu {cpu:6.1f} s ({1000 * cpu / pages:5.1f} ms/page)"
-            )
-        print(
-            f"  Dagster adds     wall {cli_wall - lib_wall:+6.1f} s ({100 * (cli_wall - lib_wall) / lib_wall:+.0f}%)  "
-            f"cpu {cli_cpu - lib_cpu:+6.1f} s ({100 * (cli_cpu - lib_cpu) / lib_cpu:+.0f}%) of the library's own time"
-        )
-        print("  library phases (s): " + ", ".join(f"{name} {seconds:.2f}" for name, seconds in phases.items()))
-        print("  Dagster run and steps (s): " + ", ".join(f"{name} {s:.2f}" for name, s in _step_seconds(home).items()))
-    shutil.rmtree(work, ignore_errors=True)
+    elif args.dagster_share:
+        dagster_share(args.corpus)
+    else:
+        run_benchmark(args)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from pocket_assets.defs.assets.export import android_export
 from pocket_assets.defs.assets.ingest import pages, raw_pdf
 from pocket_assets.defs.assets.quality import validated_chunks
 from pocket_assets.defs.jobs import build_corpus_job
+from pocket_assets.defs.pdf_workers import WorkersResource
 from pocket_assets.defs.resources import (
     CorpusPaths,
     EvaluationResource,
@@ -48,6 +49,7 @@ def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
         "paths": paths or default_paths(),
         **SettingResources.from_environment().as_resources(),
         "gates": GatesResource(),
+        "workers": WorkersResource(),
         "evaluation": EvaluationResource(
             gold_path=os.environ.get("POCKET_ASSETS_GOLD", str(Path.cwd() / "data" / "gold" / "sample_gold.jsonl"))
         ),

@@ -29,6 +29,7 @@ from dagster import (
 
 from pocket_assets.defs.pdf_errors import PER_PDF_ERRORS
 from pocket_assets.runstate.stages import Stage, stage_named
+from pocket_assets.defs.pdf_workers import build_in_workers
 from pocket_assets.runstate.storage import (
     STATUS_FAILED,
     STATUS_OK,
@@ -65,15 +66,18 @@ def run_per_pdf(
     summarize: Callable[[list[Outcome]], dict[str, Any]] | None = None,
     checks: Callable[[list[Outcome]], Sequence[AssetCheckResult]] | None = None,
     fail_when_all_fail: bool = True,
+    workers: int = 1,
 ) -> MaterializeResult:
     """Build, store and report every partition of the run; see the module docstring.
 
     `checks` (called after every PDF was tried) gives the asset's check results.
     An asset whose checks judge the PDFs (the gates) sets `fail_when_all_fail=False`:
     its failed PDFs show as failed checks, which block what is downstream.
+    A `build` without side effects may run in `workers` processes (`pdf_workers`).
     """
     stage = stage_named(context.asset_key.to_user_string())
-    outcomes = _build_all(context, store, (stage,), lambda key: {stage: build(key)}, {stage: code_version})[stage]
+    built = _build_all(context, store, (stage,), lambda key: {stage: build(key)}, {stage: code_version}, workers)
+    outcomes = built[stage]
     return _stage_result(stage, outcomes, summarize, checks, fail_when_all_fail)
 
 
@@ -84,10 +88,11 @@ def run_per_pdf_stages(
     build: Callable[[str], Mapping[Stage, StageOutput]],
     versions: Mapping[Stage, str | None],
     summarize: Callable[[list[Outcome]], dict[str, Any]] | None = None,
+    workers: int = 1,
 ) -> Iterator[MaterializeResult]:
     """`run_per_pdf` for a step that makes several stages of a PDF at once (a multi-asset):
     one `build` per PDF gives every stage's output; one result per stage."""
-    outcomes = _build_all(context, store, stages, build, versions)
+    outcomes = _build_all(context, store, stages, build, versions, workers)
     for stage in stages:
         yield _stage_result(stage, outcomes[stage], summarize, None, True)
 
@@ -123,10 +128,11 @@ def _build_all(
     stages: Sequence[Stage],
     build: Callable[[str], Mapping[Stage, StageOutput]],
     versions: Mapping[Stage, str | None],
+    workers: int,
 ) -> dict[Stage, list[Outcome]]:
     outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
-    for key in sorted(context.partition_keys):
-        for stage, outcome in _build_one(context, store, stages, key, build, versions).items():
+    for key, built in build_in_workers(build, sorted(context.partition_keys), workers):
+        for stage, outcome in _build_one(context, store, stages, key, built, versions).items():
             outcomes[stage].append(outcome)
     return outcomes
 

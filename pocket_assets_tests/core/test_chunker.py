@@ -103,7 +103,7 @@ def test_sections_dot_paths_and_article_numbers(counter):
     assert article.section == "Article 4 Le toucher"
     assert article.section_path == ("Regles du jeu", "Article 4 Le toucher")
     assert article.section_id == "1.1"
-    assert article.article_num == "4.1"
+    assert article.article_num == "4"  # in force at its start; its paragraph 4.1 comes later
     adjustment = next(record for record in result.children if record.text.startswith("### 4.2"))
     assert adjustment.section_id == "1.1.1" and adjustment.article_num == "4.2"
     assert adjustment.section == "Article 4 Le toucher"

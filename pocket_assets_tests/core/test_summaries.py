@@ -296,3 +296,10 @@ def test_summary_canonical_ids_never_take_a_chunk_s_block(counter: TokenCounter)
             if ids.split_canonical_id(record.canonical_id)[0] == place
         ]
         assert same_place, "the summary shares its section and page with the chunks around its table"
+
+
+def test_a_table_whose_cells_are_empty_or_unreadable_gets_no_summary(counter: TokenCounter) -> None:
+    notation = TableCells(header=("h", "", "ª"), rows=(("", "h", ""), ("ª", "", "h")))
+    pages = assemble_pages([page_content(1, [("paragraph", "Hauteurs", None), ("table", pipe(notation), notation)])])
+    batch = summarize_tables(IDENTITY, pages, (), ChunkPolicy(), counter, ExtractiveSummarizer(counter))
+    assert batch.chunks == ()

@@ -34,6 +34,13 @@ def test_unknown_tokenizer_is_a_clear_error_not_a_download() -> None:
         load_tokenizer.__wrapped__("/")  # a folder without tokenizer.json
 
 
+def test_a_file_that_is_not_tokenizer_json_is_a_clear_error(tmp_path: Path) -> None:
+    broken = tmp_path / "tokenizer.json"
+    broken.write_text('{"model": ', encoding="utf-8")
+    with pytest.raises(TokenizerError, match="not a Hugging Face tokenizer.json"):
+        load_tokenizer.__wrapped__(str(broken))
+
+
 def test_identity_follows_the_file_content_not_its_name(tmp_path: Path) -> None:
     data = gzip.decompress(resources.files("pocket_assets.core.data").joinpath("gemma3-tokenizer.json.gz").read_bytes())
     first = tmp_path / "a" / "tokenizer.json"

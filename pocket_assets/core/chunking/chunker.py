@@ -91,7 +91,7 @@ def chunk_document(
     headers = ContextHeaders.for_document(identity, pages, policy, counter)
 
     def context_of(span: Span) -> str:
-        return headers.header(sections.section_at(span[0]).section_path, sections.article_for(*span))
+        return headers.header(sections.section_for(*span).section_path, sections.article_at(span[0]))
 
     embedded_tokens: dict[Span, int] = {}  # the last count of each planned child span wins
 
@@ -546,7 +546,7 @@ def _records(
         text = layout.text[start:end]
         shares = locator.page_shares(spans[index])
         page = _principal(shares)
-        section = sections.section_at(start)
+        section = sections.section_for(start, end)
         block_key = section.section_id or f"p{page:03d}"
         block = block_counters[block_key]
         block_counters[block_key] += 1
@@ -565,7 +565,7 @@ def _records(
             section=section.section,
             section_path=section.section_path,
             section_id=section.section_id,
-            article_num=sections.article_for(start, end),
+            article_num=sections.article_at(start),
             parent_id=parent,
             table_type=None,
             char_start=start,

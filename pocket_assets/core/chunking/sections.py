@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pocket_assets.core.chunking.embed_text import fold_whitespace
+from pocket_assets.core.extract.numbering import opens_annex, read_label
 from pocket_assets.core.records import PageRecord
 
-# A heading's own number ("4.1 Title", "Article 4.1 - Title", "## 2.3").
-_HEADING_NUMBER = re.compile(r"^(?:article\s+)?(\d+(?:\.\d+)*)\b", re.IGNORECASE)
-# A numbered paragraph: a line that opens with a dotted number ("4.1 Chaque coup ...").
-_NUMBERED_LINE = re.compile(r"^[ \t]*(?:Article\s+)?(\d+(?:\.\d+)+)\.?(?=[ \t\n])", re.MULTILINE)
+# A heading that opens with a bare number ("3 Options"): a manual's chapter, an article for citations.
+_HEADING_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\b")
+# A numbered paragraph: a line that opens with a dotted number ("4.1 Chaque coup ...", "6.4. Le joueur").
+_NUMBERED_LINE = re.compile(r"^[ \t\\]*(?:Article\s+)?(\d+(?:\.\d+)+)\.?(?=[ \t\n])", re.MULTILINE)
+OPENING_LEVEL = 2  # chapters and sections: a chunk they open inside is filed under them
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*")
 
 
@@ -35,23 +37,39 @@ class SectionInfo:
 @dataclass(frozen=True)
 class SectionIndex:
     heading_starts: tuple[int, ...]
+    heading_levels: tuple[int, ...]
     infos: tuple[SectionInfo, ...]
     article_starts: tuple[int, ...]
-    article_numbers: tuple[str | None, ...]  # None resets at an h1/h2 heading
+    article_numbers: tuple[str | None, ...]  # None from an annex on: it holds no article
 
     def section_at(self, offset: int) -> SectionInfo:
         index = bisect.bisect_right(self.heading_starts, offset) - 1
         return self.infos[index] if index >= 0 else SectionInfo()
 
-    def article_for(self, start: int, end: int) -> str | None:
-        """The first article number opened inside the span, else the one in force at its start."""
-        first_inside = bisect.bisect_left(self.article_starts, start)
-        index = first_inside
-        while index < len(self.article_starts) and self.article_starts[index] < end:
-            if self.article_numbers[index] is not None:
-                return self.article_numbers[index]
-            index += 1
-        in_force = bisect.bisect_right(self.article_starts, start) - 1
+    def section_for(self, start: int, end: int) -> SectionInfo:
+        """The section a chunk is filed under: the last chapter or section (level 1-2) opening inside it, else
+        the one it starts in.
+
+        A chunk that runs from the end of one section into the opening of the next holds
+        the new section's title and first lines: that is what a reader finds in it, and
+        what the chunk must be found by; a deeper heading inside it leaves it where it starts.
+        """
+        first = bisect.bisect_right(self.heading_starts, start)
+        last = bisect.bisect_left(self.heading_starts, end) - 1
+        for index in range(last, first - 1, -1):
+            if self.heading_levels[index] <= OPENING_LEVEL:
+                return self.infos[index]
+        return self.section_at(start)
+
+    def article_at(self, offset: int) -> str | None:
+        """The article in force at `offset`: the last article heading or numbered paragraph starting at or before it.
+
+        A chunk that runs into the next article keeps the one it starts in (the reader
+        cites where the passage begins); the next chunk gets the new one. Headings that
+        are not articles (a TITRE, a Section) leave the article in force unchanged; an
+        annex ends the articles.
+        """
+        in_force = bisect.bisect_right(self.article_starts, offset) - 1
         return self.article_numbers[in_force] if in_force >= 0 else None
 
 
@@ -66,6 +84,7 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
     heading, so a document that starts at h2 still numbers from 1.
     """
     heading_starts: list[int] = []
+    heading_levels: list[int] = []
     infos: list[SectionInfo] = []
     markers: dict[int, str | None] = {}
     heading_spans: list[tuple[int, int]] = []
@@ -88,14 +107,14 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
             start = page.char_start + block.char_start
             heading_spans.append((start, page.char_start + block.char_end))
             heading_starts.append(start)
+            heading_levels.append(level)
             path = tuple(entry[1] for entry in stack)
             section = next((entry[1] for entry in reversed(stack) if entry[0] <= 2), None)
             infos.append(SectionInfo(path, section, ".".join(str(entry[2]) for entry in stack)))
-            number = _HEADING_NUMBER.match(title)
-            if level <= 2:
+            if opens_annex(title):
                 markers[start] = None
-            elif number:
-                markers[start] = number.group(1)
+            elif number := article_number(title):
+                markers[start] = number
     for page in pages:
         for match in _NUMBERED_LINE.finditer(page.text):
             offset = page.char_start + match.start(1)
@@ -104,10 +123,23 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
     ordered = sorted(markers.items())
     return SectionIndex(
         heading_starts=tuple(heading_starts),
+        heading_levels=tuple(heading_levels),
         infos=tuple(infos),
         article_starts=tuple(offset for offset, _ in ordered),
         article_numbers=tuple(number for _, number in ordered),
     )
+
+
+def article_number(heading: str) -> str | None:
+    """The article a heading opens, as the document numbers it ("1" for "Article 1er", "6.7" for "6.7. Délai").
+
+    Named parts above articles (TITRE II, Section 3, Annexe A) open none.
+    """
+    label = read_label(heading)
+    if label is not None:
+        return label.number if label.is_article else None
+    number = _HEADING_NUMBER.match(heading)
+    return number.group(1) if number else None
 
 
 def _inside(spans: list[tuple[int, int]], offset: int) -> bool:

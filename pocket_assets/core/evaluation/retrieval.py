@@ -24,10 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import bm25s
 import numpy as np
-import Stemmer
-from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH
 
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace, prompt_for, text_to_embed
 from pocket_assets.core.export.corpus_files import (
@@ -336,11 +333,18 @@ def fold_accents(text: str) -> str:
     return "".join(character for character in decomposed if not unicodedata.combining(character))
 
 
-_STOPWORDS = frozenset(fold_accents(word) for word in (*STOPWORDS_FRENCH, *STOPWORDS_EN_PLUS))
+# bm25s and its stemmer are imported when retrieval runs, not when the definitions load (every build).
+@functools.lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH
+
+    return frozenset(fold_accents(word) for word in (*STOPWORDS_FRENCH, *STOPWORDS_EN_PLUS))
 
 
 @functools.lru_cache(maxsize=8)
-def _stemmer(language: str) -> Stemmer.Stemmer:
+def _stemmer(language: str) -> Any:
+    import Stemmer
+
     return Stemmer.Stemmer(language)
 
 
@@ -352,7 +356,8 @@ def tokenize(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     """Lowercase words, line-break hyphens rejoined, FR+EN stopwords and one-letter words dropped,
     Snowball-stemmed in `language` (stemmers expect accents), then accent-folded."""
     joined = _LINE_BREAK_HYPHEN.sub("", unicodedata.normalize("NFKC", text).lower())
-    words = [word for word in _WORD.findall(joined) if len(word) > 1 and fold_accents(word) not in _STOPWORDS]
+    stopwords = _stopwords()
+    words = [word for word in _WORD.findall(joined) if len(word) > 1 and fold_accents(word) not in stopwords]
     return [fold_accents(stem) for stem in _stemmer(language).stemWords(words)]
 
 
@@ -387,6 +392,8 @@ def bm25_rankings(
             rankings.update({question.id: [] for question in corpus_questions})
             continue
         language = language_of(corpus)
+        import bm25s
+
         retriever = bm25s.BM25()
         retriever.index([tokenize(passage.text, language) for passage in corpus_passages], show_progress=False)
         for question in corpus_questions:

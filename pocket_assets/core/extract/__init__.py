@@ -38,8 +38,9 @@ __all__ = [
 ]
 
 # Bump when the same PDF gives other page text or blocks: the `pages` asset's code version, so every
-# PDF extracted before is stale (v2: unruled tables, margin-label headings, equation blocks).
-EXTRACTOR_VERSION = "pocket-extract-v2"
+# PDF extracted before is stale (v2: unruled tables, margin-label headings, equation blocks; v3: labelled
+# headings and their nesting, small capitals, office tables, short-document running lines, TeX accents).
+EXTRACTOR_VERSION = "pocket-extract-v3"
 
 
 @dataclass(frozen=True)
@@ -72,12 +73,14 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
     for scan, column_left in zip(scans, column_lefts):
         for paragraph in page_paragraphs(scan, frozenset(), column_left)[0]:
             census.add_paragraph(paragraph, scan.number)
-    running = running_signatures(margin_signatures(scan) for scan in scans)
+    running = running_signatures((margin_signatures(scan) for scan in scans), len(scans))
     scale = HeadingScale.from_census(census)
     section_level = 0
+    after_bare_label = False
     for scan, column_left in zip(scans, column_lefts):
-        rendered = render_page(scan, running, scale, column_left, section_level)
+        rendered = render_page(scan, running, scale, column_left, section_level, after_bare_label)
         section_level = rendered.section_level
+        after_bare_label = rendered.ends_with_bare_label
         yield rendered
 
 

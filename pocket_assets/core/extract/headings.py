@@ -13,21 +13,24 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from pocket_assets.core.extract.numbering import ARTICLE_RANK, DECIMAL, KIND_RANKS, read_label
 from pocket_assets.core.extract.reading_order import Paragraph
 
 MAX_LEVEL = 4
+MAX_LABEL_LEVEL = 6  # labelled parts nest deeper (TITRE > CHAPITRE > Section > Article > 6.7 > 6.7.1): Markdown's six
 LARGER_THAN_BODY = 1.12  # a size ratio above which text stands out as a heading
 MAX_HEADING_LINES = 3
 MAX_HEADING_CHARS = 160
 
-# "3.9.", "2.1 Title", "A.2 Title", "Chapitre 2.1", "Article 4.1", "Section 3", "Appendix A", "Partie II".
-_NUMBERING = re.compile(
-    r"^(?:(?:chapitre|chapter|section|article|titre|partie|part|annexe|appendix)\s+"
-    r"(?P<named>\d+(?:\.\d+)*|[A-Z](?:\.\d+)*|[IVXLC]+)"
-    r"|(?P<bare>\d+(?:\.\d+)*|[A-Z](?:\.\d+)+))\.?(?:\s|$)",
-    re.IGNORECASE,
-)
 _LETTER = re.compile(r"[^\W\d_]")
+_CLOSING = re.compile(r"[;,]\s*$")  # an enumeration item, not a title
+MAX_TITLE_WORDS = 15
+MAX_NUMBERED_TITLE_WORDS = 10
+# A caption names a table or figure; it is never a heading.
+_CAPTION = re.compile(r"^(?:tableau|table|figure|fig\.|illustration)\s+\d+\s*[–—:.-]", re.IGNORECASE)
+MIN_CAPITALS = 5  # letters of a line in capitals that makes a heading ("OBJET", "BUREAU")
+_WORD = re.compile(r"[^\W\d_]{3}")  # a word, not a formula's single-letter names ("M_1 * M_2")
+_CODE_OR_MATH = re.compile(r"[\[\]{}=_*+<>|\\/@#$%^&]|\(\)")  # "X11() [UNIX]" is code, not a heading
 # Table-of-contents entries look like headings but carry dot leaders or a trailing page number.
 _DOT_LEADERS = re.compile(r"(?:\.\s?){4,}|(?:\.\s){2,}\d{1,4}$")
 _TOC_PAGE_NUMBER = re.compile(r"\S+\s+\S+.*\s\d{1,4}$")
@@ -38,22 +41,46 @@ StyleKey = tuple[float, bool]  # (size, bold)
 
 
 def numbering_depth(text: str) -> int:
-    """1 for `3` or `Appendix A`, 2 for `3.9.` or `Chapitre 2.1`, 0 when the text is not numbered."""
-    match = _NUMBERING.match(text)
-    if not match:
-        return 0
-    return (match.group("named") or match.group("bare")).count(".") + 1
+    """1 for `3.` or `Appendix A`, 2 for `3.9.` or `Chapitre 2.1`, 0 when the text is not numbered."""
+    label = read_label(text)
+    return label.depth if label else 0
 
 
 def is_section_number(text: str) -> bool:
-    """Numbering that only a heading carries: `3.2.1`, `A.1`, `Article 4`; a bare `3` may start a list."""
-    match = _NUMBERING.match(text)
-    return bool(match) and (match.group("named") is not None or "." in match.group("bare").rstrip("."))
+    """Numbering that only a heading carries: `3.2.1`, `A.1`, `Article 4`; a bare `3.` may start a list."""
+    label = read_label(text)
+    return label is not None and (label.kind != DECIMAL or label.depth > 1)
 
 
-# What decides whether a short paragraph is a heading:
-# (smallest size, largest size, all bold, any mono, section-numbered, ends as a label).
-Shape = tuple[float, float, bool, bool, bool, bool]
+def reads_as_heading(text: str, line_count: int) -> bool:
+    """Set like a heading in body type, as Word-made regulations do: by numbering or capitals alone.
+
+    A named label with at most a short title (`ARTICLE 3 - OBJET`, `Titre Ier`), a dotted number
+    with a short capitalised title and no closing punctuation (`6.7. Délai de forfait`; the
+    paragraph `1.1.2. La date de sa création ;` is not one), or a line in capitals.
+    Sentences that merely open with a label go on in lower case (`Article 12 du code ...`).
+    """
+    if line_count > 2 or _CLOSING.search(text):
+        return False
+    label = read_label(text)
+    rest = text.lstrip("#\\ ")[len(label.text) :].lstrip(" .:–—-") if label else text
+    words = rest.split()
+    if label is not None and (not words or not words[0][:1].islower()):
+        if label.kind != DECIMAL:
+            return len(words) <= MAX_TITLE_WORDS
+        return line_count == 1 and label.depth > 1 and 0 < len(words) <= MAX_NUMBERED_TITLE_WORDS and not rest.endswith((".", ":"))
+    letters = _LETTER.findall(text)
+    return (
+        len(letters) >= MIN_CAPITALS
+        and not any(letter.islower() for letter in letters)
+        and bool(_WORD.search(text))
+        and not _CODE_OR_MATH.search(text)
+    )
+
+
+# What decides whether a short paragraph is a heading: (smallest size, largest size, all bold,
+# any mono, section-numbered, ends as a label, rank of its label (0: none), set as a heading in body type).
+Shape = tuple[float, float, bool, bool, bool, bool, int, bool]
 
 
 def paragraph_shape(paragraph: Paragraph) -> Shape | None:
@@ -66,15 +93,19 @@ def paragraph_shape(paragraph: Paragraph) -> Shape | None:
     if len(text) > MAX_HEADING_CHARS or (len(_LETTER.findall(text)) < 2 and not numbered):
         return None
     # Table-of-contents entries: dot leaders, or a page number set apart at the right.
-    if _DOT_LEADERS.search(text) or (lines[-1].spread and _TOC_PAGE_NUMBER.match(text)):
+    if _CAPTION.match(text) or _DOT_LEADERS.search(text) or (lines[-1].spread and _TOC_PAGE_NUMBER.match(text)):
         return None
+    label = read_label(text)
+    mono = any(line.mono for line in lines)
     return (
         min(line.size for line in lines),
         max(line.size for line in lines),
         all(line.bold for line in lines),
-        any(line.mono for line in lines),
+        mono,
         numbered,
         bool(_LABEL_END.search(text)),
+        label.rank if label else 0,
+        not mono and reads_as_heading(text, len(lines)),
     )
 
 
@@ -86,13 +117,15 @@ def heading_style(shape: Shape | None, body_size: float) -> StyleKey | None:
     """
     if shape is None:
         return None
-    smallest, largest, bold, mono, numbered, label = shape
+    smallest, largest, bold, mono, numbered, label, _, plain_heading = shape
     if smallest >= body_size * LARGER_THAN_BODY:
         return (largest, bold)
     if largest < body_size * 0.95:
         return None
     if (bold and not mono and not label) or (numbered and (bold or mono)):
         return (round(body_size, 1), True)
+    if plain_heading:
+        return (round(body_size, 1), bold)
     return None
 
 
@@ -143,12 +176,16 @@ class StyleCensus:
 
 @dataclass(frozen=True)
 class HeadingScale:
-    """Maps heading styles to levels 1..4 for one document."""
+    """Maps heading styles to levels 1..4 (labelled parts: 1..6) for one document."""
 
     body_size: float
     levels: dict[StyleKey, int]
     # Styles used mostly on page 1, below its largest one: a title page's authors, dates and versions.
     title_page_only: frozenset[StyleKey] = frozenset()
+    # In documents that label their parts (TITRE, CHAPITRE, Article): label rank -> level, and the
+    # rank an unlabelled heading style takes among them. Empty: levels come from styles and numbering.
+    rank_levels: dict[int, int] = field(default_factory=dict)
+    unlabelled_ranks: dict[StyleKey, int] = field(default_factory=dict)
 
     @classmethod
     def from_census(cls, census: StyleCensus) -> HeadingScale:
@@ -177,16 +214,79 @@ class HeadingScale:
             key=lambda style: (-style[0], not style[1]),
         )
         title_page_only = frozenset(title_page[1:]) if census.last_page > 1 else frozenset()
-        return cls(body_size, levels, title_page_only)
+        named: dict[int, set[StyleKey]] = {}
+        decimal_ranks: set[int] = set()
+        unlabelled: set[StyleKey] = set()
+        for shape in census.short_shapes:
+            style = heading_style(shape, body_size)
+            rank = shape[6]
+            if style is None:
+                continue
+            if not rank:
+                unlabelled.add(style)
+            elif rank > ARTICLE_RANK:
+                decimal_ranks.add(rank)
+            else:
+                named.setdefault(rank, set()).add(style)
+        if not set(named) - {ANNEX_RANK}:
+            return cls(body_size, levels, title_page_only)
+        rank_levels, unlabelled_ranks = _label_ladder(named, decimal_ranks, unlabelled)
+        return cls(body_size, levels, title_page_only, rank_levels, unlabelled_ranks)
 
     def level(self, paragraph: Paragraph, text: str, page: int) -> int:
         """The heading level of the paragraph, 0 when it is not a heading."""
         style = heading_style(paragraph_shape(paragraph), self.body_size)
         if style is None:
             return 0
-        depth = numbering_depth(text)
-        if depth:
-            return min(depth, MAX_LEVEL)
+        label = read_label(text)
+        if self.rank_levels and label is not None:
+            return self._rank_level(label.rank)
+        if label is not None:
+            return min(label.depth, MAX_LEVEL)
         if page == 1 and style in self.title_page_only:
             return 0
+        if self.rank_levels:
+            return self._rank_level(self.unlabelled_ranks.get(style, ARTICLE_RANK - 1))
         return self.levels.get(style, MAX_LEVEL)
+
+    def _rank_level(self, rank: int) -> int:
+        if rank in self.rank_levels:
+            return self.rank_levels[rank]
+        above = [level for other, level in self.rank_levels.items() if other < rank]
+        return min(max(above, default=0) + 1, MAX_LABEL_LEVEL)
+
+
+ANNEX_RANK = KIND_RANKS["annexe"]
+GROUP_OFFSET = 5  # an unlabelled heading sits this far below the label it follows in rank
+
+
+def _label_ladder(
+    named: dict[int, set[StyleKey]], decimal_ranks: set[int], unlabelled: set[StyleKey]
+) -> tuple[dict[int, int], dict[StyleKey, int]]:
+    """Levels of a document that labels its parts, as a reader nests them.
+
+    Labels rank by kind (TITRE > CHAPITRE > Section > Article > 6.7 > 6.7.1). An unlabelled
+    heading larger than every label is a title above them; one set like a TITRE or a CHAPITRE
+    ranks with it; one set like the articles (or between them and larger labels) groups
+    articles ("Bureau", "Objet" above "Article 5"). An annex opens at the top level of the body.
+    """
+    body = {rank: styles for rank, styles in named.items() if rank != ANNEX_RANK}
+    largest = max(style[0] for styles in body.values() for style in styles)
+    ranks: dict[StyleKey, int] = {}
+    titles = sorted((style for style in unlabelled if style[0] > largest + 0.5), key=lambda s: (-s[0], not s[1]))
+    for index, style in enumerate(titles):
+        ranks[style] = min(index, min(body) - 1)
+    article_sizes = [style[0] for style in body.get(ARTICLE_RANK, ())]
+    for style in unlabelled - set(titles):
+        sharing = sorted(rank for rank, styles in body.items() if style in styles)
+        if sharing and sharing[0] != ARTICLE_RANK:
+            ranks[style] = sharing[0]
+        elif article_sizes and style[0] >= min(article_sizes):
+            ranks[style] = ARTICLE_RANK - GROUP_OFFSET
+        else:
+            larger = [rank for rank, styles in body.items() if any(other[0] > style[0] for other in styles)]
+            ranks[style] = max(larger, default=ARTICLE_RANK - 2 * GROUP_OFFSET) + GROUP_OFFSET
+    ordered = sorted(set(body) | set(ranks.values()) | decimal_ranks)
+    rank_levels = {rank: min(index + 1, MAX_LABEL_LEVEL) for index, rank in enumerate(ordered)}
+    rank_levels[ANNEX_RANK] = rank_levels[min(body)]
+    return rank_levels, ranks

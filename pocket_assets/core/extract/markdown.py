@@ -19,6 +19,7 @@ from pocket_assets.core.extract.headings import (
     numbering_depth,
     run_in_heading,
 )
+from pocket_assets.core.extract.numbering import is_bare_label, read_label
 from pocket_assets.core.extract.reading_order import Line, Paragraph, split_margin_labels, split_paragraphs
 from pocket_assets.core.extract.scan import EMPTY_WARNING, PageScan
 from pocket_assets.core.extract.tables import pipe_table
@@ -235,6 +236,7 @@ class RenderedPage:
     removed_lines: tuple[str, ...]  # running headers, footers and page counters taken out
     section_level: int = 0  # level of the last section heading so far: margin labels on the next page sit below it
     label_headings: tuple[int, ...] = ()  # indices in content.blocks of the headings that are margin labels
+    ends_with_bare_label: bool = False  # the page's last block is a heading that is a label alone ("Article 15")
 
 
 class _PageWriter:
@@ -265,12 +267,16 @@ def render_page(
     scale: HeadingScale,
     column_left: float | None = None,
     section_level: int = 0,
+    after_bare_label: bool = False,
 ) -> RenderedPage:
     """The page's Markdown: headings, paragraphs, lists, code and tables, in reading order.
 
     `section_level` is the level of the last section heading before the page. A
     margin label names an item inside the current section (a command, a field),
     so it is a heading one level below it, never a section that resets the count.
+    `after_bare_label`: the previous page ended on a label alone ("Article 15"), so
+    an unlabelled heading opening this page is that label's title cut off by the
+    page break ("Litiges"); it stays in the label's section as a paragraph.
     """
     paragraphs, removed = page_paragraphs(scan, running, column_left)
     writer = _PageWriter()
@@ -289,6 +295,8 @@ def render_page(
             index += 1
             continue
         level = scale.level(paragraph, text, scan.number)
+        if level and index == 0 and after_bare_label and read_label(text) is None:
+            level = 0
         run_in = "" if level else run_in_heading(paragraph, scale.body_size)
         if run_in and text.startswith(run_in):
             level = section_level = min(numbering_depth(run_in), MAX_LEVEL)
@@ -331,4 +339,6 @@ def render_page(
     if not text and not warnings:
         warnings = (EMPTY_WARNING,)
     content = PageContent(scan.number, text, tuple(writer.blocks), warnings)
-    return RenderedPage(content, removed, section_level, tuple(label_headings))
+    last = writer.blocks[-1] if writer.blocks else None
+    bare_label = last is not None and last.kind == "heading" and is_bare_label(text[last.char_start : last.char_end])
+    return RenderedPage(content, removed, section_level, tuple(label_headings), bare_label)

@@ -15,6 +15,7 @@ import pymupdf
 
 from pocket_assets.core.extract.reading_order import Line, read_lines, text_dict
 from pocket_assets.core.extract.ocr import ocr_textpage
+from pocket_assets.core.tables.readable import readable_cells
 from pocket_assets.core.extract.tables import (
     FoundTable,
     aligned_candidates,
@@ -55,10 +56,13 @@ def _page_tables(page: pymupdf.Page, data: dict[str, Any], warnings: list[str]) 
             tables = find_page_tables(page)
         except Exception as error:  # a table failure costs the table, never the page
             warnings.append(f"table detection failed: {error}")
+    tables = [table for table in tables if readable_cells(table.cells)]  # a grid of graphics is no table
     candidates = aligned_candidates(data)
     if candidates:
         tables += [
-            table for table in find_aligned_tables(candidates) if not any(table.overlaps(other) for other in tables)
+            table
+            for table in find_aligned_tables(candidates)
+            if readable_cells(table.cells) and not any(table.overlaps(other) for other in tables)
         ]
         tables.sort(key=lambda table: (table.bbox[1], table.bbox[0]))
     return tables

@@ -17,13 +17,15 @@ from typing import Any
 
 import pymupdf
 
-from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces
-from pocket_assets.core.extract.reading_order import font_style
+from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join_lines
+from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
+from pocket_assets.core.pymupdf_layout import load_layout_model
 from pocket_assets.core.records import TableCells
 
 RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule
 CROSSING_MARGIN = 3.0  # a rule this far inside another one crosses it rather than closing a box
 RULE_GAP = 2.5  # typesetters leave rules this far apart where they meet
+MIN_ROW_HEIGHT = 8.0  # pt: a column rule is at least one row of text high
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,14 +92,51 @@ def may_hold_table(page: pymupdf.Page) -> bool:
     Plain boxes (framed code, shaded lines) and lone horizontal rules (footnotes,
     title bars) have none, and are the common false alarms of a plain count.
     """
-    horizontal, vertical = _rules(page)
+    horizontal, vertical = (_joined(segments) for segments in _rules(page))
+    # Shorter than a line of text: the edges of a shaded bar, not a column rule.
+    vertical = [segment for segment in vertical if segment[2] - segment[1] >= MIN_ROW_HEIGHT]
     if len(horizontal) < 2 or not vertical:
         return False
     return any(_crosses_inside(v, h) for v in vertical for h in horizontal)
 
 
+def _joined(segments: list[Segment]) -> list[Segment]:
+    """Collinear rules that meet joined into one: office suites draw each cell's borders apart,
+    so their grid has no rule crossing another inside it until the pieces are put end to end."""
+    joined: list[Segment] = []
+    for position, start, end in sorted(segments):
+        if joined:
+            last_position, last_start, last_end = joined[-1]
+            if abs(position - last_position) < 1.0 and start <= last_end + RULE_GAP:
+                joined[-1] = (last_position, last_start, max(last_end, end))
+                continue
+        joined.append((position, start, end))
+    return joined
+
+
 def _cell_text(value: str | None) -> str:
     return collapse_spaces(clean_text(value or "").replace("\n", " "))
+
+
+def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tuple]) -> str:
+    """The words whose centre lies in the cell, in reading order, separated as on the page.
+
+    `Table.extract()` joins characters and loses the spaces TeX never writes
+    (`insèredecl directemententête`), so cells are read from MuPDF's words instead.
+    """
+    if cell is None:
+        return ""
+    x0, y0, x1, y1 = cell
+    inside = [
+        word
+        for word in words
+        if x0 <= (word[0] + word[2]) / 2 <= x1 and y0 <= (word[1] + word[3]) / 2 <= y1
+    ]
+    inside.sort(key=lambda word: (word[5], word[6], word[7]))
+    lines: dict[tuple[int, int], list[str]] = {}
+    for word in inside:
+        lines.setdefault((word[5], word[6]), []).append(word[4])
+    return _cell_text(join_lines(" ".join(line) for line in lines.values()))
 
 
 def find_page_tables(page: pymupdf.Page, use_layout: bool = False) -> list[FoundTable]:
@@ -106,9 +145,13 @@ def find_page_tables(page: pymupdf.Page, use_layout: bool = False) -> list[Found
     Extraction finds ruled tables only (`use_layout=False`); the layout model also finds
     unruled ones but costs ~200x plain text extraction per page.
     """
+    if use_layout:
+        load_layout_model()
     found = []
-    for table in page.find_tables(use_layout=use_layout).tables:
-        rows = [tuple(_cell_text(cell) for cell in row) for row in table.extract()]
+    page_tables = page.find_tables(use_layout=use_layout).tables
+    words = page.get_text("words", flags=DICT_FLAGS) if page_tables else []
+    for table in page_tables:
+        rows = [tuple(_cell_words(cell, words) for cell in row.cells) for row in table.rows]
         rows = [row for row in rows if any(row)]
         if len(rows) < 2 or max(len(row) for row in rows) < 2:
             continue
@@ -136,8 +179,15 @@ def pipe_table(cells: TableCells) -> str:
 PIECE_GAP = 0.8  # pieces of one baseline this far apart are separate cells (word spaces are ~0.3)
 ROW_GAP = 1.5  # a wider blank between two rows ends the table (a header rule leaves ~1.2)
 SAME_BASELINE = 0.35  # pieces whose bottoms differ by less than this share a row
+MIN_COLUMN_LINES = 5  # lines on each side of the page middle that make a two-column page
+TWO_COLUMN_CROSSING = 0.2  # at most this share of lines across the middle on a two-column page
+COLUMN_LINE_WIDTH = 0.25  # of the page width: the usual line of a text column (a table's cells are narrower)
+MAX_PADDED_MEAN_WORDS = 8.0  # cells of a table whose rows are padded apart (office tables) may hold phrases
 MIN_ROWS = 3  # header and two rows: fewer is a pair of lines that happen to align
-TEXT_GUTTER = 1.0  # proportional columns: wider than any justified word space
+MIN_PADDED, PADDED_SHARE = 2, 3  # rows padded apart: at least 2 gaps and a third of them (not just a header rule)
+PADDING = 1.1  # a row gap this much wider than the single spacing beside it is padding
+WRAP_PITCH = 1.3  # baseline to baseline, in type sizes: at most this, the next line of the same cell
+TEXT_GUTTER = 0.75  # em, proportional columns: wider than any justified word space
 MONO_GUTTER = 0.4  # monospaced columns (printed data frames) may be one space apart
 ALIGN_TOLERANCE = 1.5  # points: cells of one column share a left, right or centre edge this closely
 ALIGNED_SHARE = 0.6  # share of a column's cells that must share that edge
@@ -171,10 +221,11 @@ class _Word:
     text: str
 
 
-def _page_rows(data: dict[str, Any]) -> list[_Row]:
-    """Every raw line of the page grouped by baseline across blocks, top to bottom.
+def _page_columns(data: dict[str, Any]) -> list[list[_Piece]]:
+    """The page's raw lines, one list per page column when the text is set in two columns.
 
-    Across blocks, because MuPDF often makes each column of a table its own block.
+    Lines of two page columns share baselines by chance; read together they look like a
+    two-column table of prose, and a table set inside one column gets the other's lines.
     """
     pieces = [
         _Piece(*raw["bbox"], tuple(raw["spans"]))
@@ -182,7 +233,30 @@ def _page_rows(data: dict[str, Any]) -> list[_Row]:
         if block.get("type", 0) == 0
         for raw in block["lines"]
     ]
-    pieces.sort(key=lambda piece: piece.y1)
+    middle = data.get("width", 0.0) / 2
+    left = [piece for piece in pieces if piece.x1 <= middle]
+    right = [piece for piece in pieces if piece.x0 >= middle]
+    crossing = len(pieces) - len(left) - len(right)
+    if (
+        min(len(left), len(right)) >= MIN_COLUMN_LINES
+        and crossing < TWO_COLUMN_CROSSING * len(pieces)
+        and all(_upper_quartile_width(side) >= COLUMN_LINE_WIDTH * 2 * middle for side in (left, right))
+    ):
+        return [left, right, [piece for piece in pieces if piece.x0 < middle < piece.x1]]
+    return [pieces]
+
+
+def _upper_quartile_width(pieces: list[_Piece]) -> float:
+    """Most lines of a text column run its full width, whatever table or heading it also holds."""
+    return statistics.quantiles([piece.x1 - piece.x0 for piece in pieces], n=4)[2]
+
+
+def _page_rows(pieces: list[_Piece]) -> list[_Row]:
+    """Raw lines grouped by baseline across blocks, top to bottom.
+
+    Across blocks, because MuPDF often makes each column of a table its own block.
+    """
+    pieces = sorted(pieces, key=lambda piece: piece.y1)
     rows: list[_Row] = []
     for piece in pieces:
         if rows:
@@ -219,23 +293,82 @@ def aligned_candidates(data: dict[str, Any]) -> list[Candidate]:
 
     Reads only line boxes, never characters, so it costs a sort of the page's lines.
     """
-    rows = _page_rows(data)
+    candidates: list[Candidate] = []
+    for pieces in _page_columns(data):
+        candidates += _runs(_page_rows(pieces))
+    return candidates
+
+
+def _runs(rows: list[_Row]) -> list[Candidate]:
+    """Runs of split rows; in a table whose rows are padded apart, with its cells' wrapped lines."""
     candidates: list[Candidate] = []
     start = 0
     while start < len(rows):
-        end = start
-        while (
-            end < len(rows)
-            and _is_split(rows[end])
-            and (end == start or rows[end][0].y0 - rows[end - 1][0].y1 <= ROW_GAP * _height(rows[end - 1]))
-        ):
-            end += 1
+        end = _run_end(rows, start, with_wraps=True)
+        if not _padded(rows[start:end]):
+            end = _run_end(rows, start, with_wraps=False)
         if end - start >= MIN_ROWS:
             above = rows[start - 1] if start else None
             below = rows[end] if end < len(rows) else None
             candidates.append(Candidate(rows[start:end], above, below))
         start = max(end, start + 1)
     return candidates
+
+
+def _run_end(rows: list[_Row], start: int, with_wraps: bool) -> int:
+    end = start
+    while (
+        end < len(rows)
+        and (_is_split(rows[end]) or (with_wraps and end > start and _wraps(rows[end - 1], rows[end])))
+        and (end == start or rows[end][0].y0 - rows[end - 1][0].y1 <= ROW_GAP * _height(rows[end - 1]))
+    ):
+        end += 1
+    return end
+
+
+def _size(row: _Row) -> float:
+    return max(span["size"] for piece in row for span in piece.spans)
+
+
+def _pitch(upper: _Row, lower: _Row) -> float:
+    """Baseline to baseline, in the upper row's type size."""
+    return (lower[0].y1 - upper[0].y1) / max(_size(upper), 1.0)
+
+
+def _wraps(upper: _Row, lower: _Row) -> bool:
+    """`lower` is set at single line spacing under `upper`: maybe the next line of a cell's text."""
+    return _pitch(upper, lower) <= WRAP_PITCH
+
+
+def _padded(rows: list[_Row]) -> bool:
+    """Rows padded apart, with lines at single spacing between some: wrapped cells of an office table.
+
+    The padding must show at least twice and in a third of the gaps (a header rule alone
+    is not it), and be clearly wider than the single spacing beside it (not loose leading).
+    """
+    pitches = [_pitch(upper, lower) for upper, lower in zip(rows, rows[1:])]
+    if not pitches or min(pitches) > WRAP_PITCH:
+        return False
+    padded = sum(pitch >= PADDING * min(pitches) and pitch > WRAP_PITCH for pitch in pitches)
+    return padded >= MIN_PADDED and padded * PADDED_SHARE >= len(pitches)
+
+
+def _join_wrapped(rows: list[_Row]) -> list[_Row]:
+    """Lines of wrapped cells joined to their row, when the table pads its rows apart.
+
+    Office tables leave space between rows, so a line at single spacing below a
+    row (`Subventions de l'Etat ...` / `établissements publics`) continues one of its
+    cells. A table whose rows are all single-spaced (LaTeX's tabular) keeps every line.
+    """
+    if not _padded(rows):
+        return rows
+    joined = [list(rows[0])]
+    for upper, lower in zip(rows, rows[1:]):
+        if _wraps(upper, lower):
+            joined[-1].extend(lower)
+        else:
+            joined.append(list(lower))
+    return joined
 
 
 def _words(piece: _Piece) -> list[_Word]:
@@ -301,12 +434,17 @@ def _grid(rows: list[_Row], gutter: float) -> tuple[list[list[str]], list[list[t
     return cells, extents
 
 
-def _reads_as_table(cells: list[list[str]], extents: list[list[tuple[float, float]]], mono: bool) -> bool:
-    """The guards against what also aligns: prose columns, definition lists, margin notes, code, contents."""
+def _reads_as_table(
+    cells: list[list[str]], extents: list[list[tuple[float, float]]], mono: bool, padded: bool = False
+) -> bool:
+    """The guards against what also aligns: prose columns, definition lists, margin notes, code, contents.
+
+    Prose is set at single spacing; rows padded apart are a table's, so their cells may be phrases.
+    """
     filled = [cell for row in cells for cell in row if cell]
     if any(sum(bool(cell) for cell in row) < 2 for row in cells) or _lists_contents(cells):
         return False
-    if statistics.fmean(len(cell.split()) for cell in filled) > MAX_MEAN_WORDS:
+    if statistics.fmean(len(cell.split()) for cell in filled) > (MAX_PADDED_MEAN_WORDS if padded else MAX_MEAN_WORDS):
         return False
     if sum(bool(_SENTENCE.match(cell)) for cell in filled) > MAX_SENTENCES:
         return False
@@ -351,8 +489,9 @@ def find_aligned_tables(candidates: list[Candidate]) -> list[FoundTable]:
             continue
         sizes = [span["size"] for row in run for piece in row for span in piece.spans]
         gutter = (MONO_GUTTER if mono else TEXT_GUTTER) * statistics.median(sizes)
-        grid = _grid(run, gutter)
-        if grid is None or not _reads_as_table(*grid, mono):
+        rows = _join_wrapped(run)
+        grid = _grid(rows, gutter)
+        if grid is None or not _reads_as_table(*grid, mono, padded=rows is not run):
             continue
         cells = grid[0]
         pieces = [piece for row in run for piece in row]

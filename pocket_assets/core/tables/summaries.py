@@ -51,6 +51,7 @@ from pocket_assets.core.records import (
     new_chunk,
 )
 from pocket_assets.core.tables.cache import SummaryCache, summary_cache_key
+from pocket_assets.core.tables.readable import readable_cells
 from pocket_assets.core.tables.types import classify_table
 from pocket_assets.core.tokenizer import TokenCounter
 
@@ -441,7 +442,7 @@ def summarize_tables(
     *,
     children: Sequence[ChunkRecord] = (),
 ) -> SummaryBatch:
-    """One `table_summary` record per table block, in reading order, linked to the parent holding it.
+    """One `table_summary` record per table block with cells to read, in reading order, linked to the parent holding it.
 
     Canonical ids number a summary's block after the blocks `parents` and `children`
     already use in its section and page, so no two records of a document share one.
@@ -575,7 +576,7 @@ def _next_free_blocks(chunks: Iterable[ChunkRecord]) -> dict[str, int]:
 
 
 def _locate_tables(identity: PdfIdentity, pages: tuple[PageRecord, ...]) -> list[_LocatedTable]:
-    """Every table block in reading order, with its title and language.
+    """Every table block with cells to read, in reading order, with its title and language.
 
     The title is the table's caption, else a caption-like paragraph just before
     it ("Tableau 2 - ..."), else the nearest heading before it in the document.
@@ -590,8 +591,11 @@ def _locate_tables(identity: PdfIdentity, pages: tuple[PageRecord, ...]) -> list
             if block.kind == "heading":
                 last_heading = fold_whitespace(_HEADING_MARKS.sub("", block_text)) or last_heading
             elif block.kind == "table":
-                language = language or document_language(identity.corpus, page.text)
                 cells = block.table or cells_from_markdown(block_text)
+                if not readable_cells(cells):  # empty or unreadable cells: nothing a summary could say
+                    previous = block
+                    continue
+                language = language or document_language(identity.corpus, page.text)
                 title = cells.caption or last_heading
                 if previous is not None and previous.kind == "paragraph":
                     previous_text = fold_whitespace(page.text[previous.char_start : previous.char_end])

@@ -26,6 +26,7 @@ from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tables.summaries import summarize_tables
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_asset, pdf_multi_asset
+from pocket_assets.defs.pdf_workers import WorkersResource
 from pocket_assets.defs.per_pdf import StageOutput, run_per_pdf, run_per_pdf_stages
 from pocket_assets.defs.resources import (
     ChunkPolicyResource,
@@ -77,6 +78,7 @@ def chunks(
     extraction: ExtractionResource,
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
+    workers: WorkersResource,
 ) -> Iterator[MaterializeResult]:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer)
@@ -100,6 +102,7 @@ def chunks(
         build,
         {stage: stage.version(settings) for stage in (PARENTS, CHILDREN)},
         summarize=sum_of("chunks", "text_below_minimum"),
+        workers=workers.count(),
     )
 
 

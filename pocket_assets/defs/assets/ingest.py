@@ -9,6 +9,7 @@ from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.records import to_dict
 from pocket_assets.defs.partitions import pdf_asset
 from pocket_assets.defs.pdf_errors import extraction_of
+from pocket_assets.defs.pdf_workers import WorkersResource
 from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
 from pocket_assets.defs.resources import CorpusPaths, ExtractionResource, stage_settings
 from pocket_assets.defs.summaries import sum_of
@@ -63,7 +64,9 @@ def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> MaterializeRe
     description="One row per page: canonical Markdown text, blocks with char spans, warnings "
     "(empty or image-only pages), and the page's span and first line in the document text.",
 )
-def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource) -> MaterializeResult:
+def pages(
+    context: AssetExecutionContext, paths: CorpusPaths, extraction: ExtractionResource, workers: WorkersResource
+) -> MaterializeResult:
     store = paths.store()
 
     def build(key: str) -> StageOutput:
@@ -87,4 +90,11 @@ def pages(context: AssetExecutionContext, paths: CorpusPaths, extraction: Extrac
         )
 
     totals = sum_of("page_count", "characters", "empty_pages", *_BLOCK_COUNTS.values())
-    return run_per_pdf(context, store, build, PAGES.version(stage_settings(extraction=extraction)), summarize=totals)
+    return run_per_pdf(
+        context,
+        store,
+        build,
+        PAGES.version(stage_settings(extraction=extraction)),
+        summarize=totals,
+        workers=workers.count(),
+    )

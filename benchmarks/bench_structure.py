@@ -1,0 +1,346 @@
+"""Structure of documents (issue 15): headings, article numbers, running headers/footers, tables, outlines.
+
+Four measures, taken with the core library alone (`extract_pages`, then `chunk_document` with the
+vendored tokenizer and `ChunkPolicy()`):
+
+- corpus-regs (French regulations with truth files, `truth/*.truth.json`):
+  heading recall and precision (text and page), level-aware recall (the heading's parent, the
+  nearest heading above it of a lower level, is the truth's parent too), `article_num` accuracy per
+  child (the truth article in force at the child's first character), running header/footer leakage
+  (children holding a line that is the running header or the footer pattern), truth tables found
+  (a table block on the table's page whose header row matches the truth's) and ms/page.
+- corpus (LaTeX manuals): outline recall, outline entries of levels 1-2 found in the `section_path`
+  of some child on their page.
+- corpus-wild: table precision and recall on a sample of pages labelled by eye
+  (`table_labels_wild.json`: per page, how many tables a reader sees there).
+
+Run: .venv/bin/python benchmarks/bench_structure.py [--regs DIR] [--corpus DIR] [--wild DIR] [--only regs|outline|wild]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
+from pocket_assets.core.chunking.chunker import chunk_document
+from pocket_assets.core.extract import extract_pages
+from pocket_assets.core.pdf import inspect_pdf
+from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.records import PageRecord
+from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
+
+from bench_extraction import normalized_title, section_number  # noqa: E402  (same title matching as issue 3)
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+LABELS = Path(__file__).resolve().parent / "table_labels_wild.json"
+OUTLINE_LEVELS = 2
+_WORD = re.compile(r"\w+")
+_HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*")
+# What may stand around a leaked margin line in the Markdown: heading marks, an escape, a page number.
+_LINE_LEAD = r"^[#\s\\]*"
+_LINE_TAIL = r"[\s\d/|–-]*$"
+
+
+def key(text: str) -> str:
+    """Text compared without case, accents' encoding, punctuation or spacing."""
+    return "".join(_WORD.findall(unicodedata.normalize("NFKC", text).lower()))
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: str
+    page: int
+    level: int
+    offset: int = 0
+
+
+def extracted_headings(pages: Sequence[PageRecord]) -> list[Heading]:
+    found = []
+    for page in pages:
+        for block in page.blocks:
+            if block.kind == "heading":
+                text = _HEADING_MARKS.sub("", page.text[block.char_start : block.char_end])
+                found.append(Heading(text, page.page, block.level, page.char_start + block.char_start))
+    return found
+
+
+def parents(headings: Sequence[Heading]) -> list[str | None]:
+    """Each heading's parent: the nearest heading before it of a lower level (its key), None at the top."""
+    result: list[str | None] = []
+    for index, heading in enumerate(headings):
+        parent = next((key(h.text) for h in reversed(headings[:index]) if h.level < heading.level), None)
+        result.append(parent)
+    return result
+
+
+@dataclass
+class RegsScores:
+    name: str
+    pages: int
+    seconds: float
+    truth_headings: int
+    found: int
+    found_level: int
+    emitted: int
+    correct: int
+    children: int
+    article_ok: int
+    leaks: int
+    truth_tables: int
+    tables_found: int
+    table_blocks: int
+    missed: tuple[str, ...]
+    extra: tuple[str, ...]
+    wrong_articles: tuple[str, ...]
+    leaked: tuple[str, ...]
+
+
+def heading_scores(truth: list[dict], headings: list[Heading]) -> tuple[int, int, int, list[str], list[str]]:
+    """(found, found with the truth's parent, correct emitted, missed, extra)."""
+    truth_headings = [Heading(item["text"], item["page"], item["level"]) for item in truth]
+    truth_parents = parents(truth_headings)
+    our_parents = parents(headings)
+    ours = {(key(h.text), h.page): index for index, h in enumerate(headings)}
+    theirs = {(key(h.text), h.page) for h in truth_headings}
+    found = found_level = 0
+    missed = []
+    for heading, parent in zip(truth_headings, truth_parents):
+        index = ours.get((key(heading.text), heading.page))
+        if index is None:
+            missed.append(f"p{heading.page} L{heading.level} {heading.text}")
+            continue
+        found += 1
+        if our_parents[index] == parent:
+            found_level += 1
+        else:
+            missed.append(f"(level) p{heading.page} L{heading.level} {heading.text}: parent {our_parents[index]}")
+    extra = [f"p{h.page} L{h.level} {h.text}" for h in headings if (key(h.text), h.page) not in theirs]
+    return found, found_level, len(headings) - len(extra), missed, extra
+
+
+def article_offsets(articles: list[dict], pages: Sequence[PageRecord]) -> list[tuple[int, str]]:
+    """Where each truth article starts in the canonical text, searched in order from the previous one."""
+    located: list[tuple[int, str]] = []
+    cursor = 0
+    by_number = {page.page: page for page in pages}
+    for article in articles:
+        label = article.get("label") or f"{article['num']}."
+        words = r"\s+".join(re.escape(word) for word in label.split())
+        pattern = re.compile(rf"^[# \\]*{words}(?=[\s.:]|$)", re.IGNORECASE | re.MULTILINE)
+        for number in (article["page"], article["page"] + 1):
+            page = by_number.get(number)
+            if page is None:
+                continue
+            start = max(cursor - page.char_start, 0)
+            match = pattern.search(page.text, start) if start <= len(page.text) else None
+            if match:
+                cursor = page.char_start + match.start()
+                located.append((cursor, article["num"]))
+                break
+    return located
+
+
+def article_in_force(located: list[tuple[int, str]], offset: int) -> str | None:
+    number = None
+    for start, num in located:
+        if start > offset:
+            break
+        number = num
+    return number
+
+
+def margin_patterns(truth: dict) -> list[re.Pattern[str]]:
+    """A line that is the running header, the footer (its text, its counter) or both."""
+    patterns = []
+    header = truth.get("running_header")
+    if header:
+        patterns.append(re.compile(_LINE_LEAD + re.escape(header) + _LINE_TAIL, re.MULTILINE))
+    footer = truth.get("footer_pattern")
+    if footer:
+        counter = r"\d{1,4}"
+        parts = [part.strip() for part in footer.split("|")]
+        full = r"\s*\|?\s*".join(re.escape(part).replace(r"\{n\}", counter).replace(r"\{N\}", counter) for part in parts)
+        patterns.append(re.compile(_LINE_LEAD + full + r"\s*$", re.MULTILINE))
+        for part in parts:
+            escaped = re.escape(part).replace(r"\{n\}", counter).replace(r"\{N\}", counter)
+            patterns.append(re.compile(_LINE_LEAD + escaped + r"\s*$", re.MULTILINE))
+    return patterns
+
+
+def table_found(table: dict, pages: Sequence[PageRecord]) -> bool:
+    """A table block on the truth's page (or the next: a table may start at a page foot) with its header row."""
+    header = [key(cell) for cell in table["header"]]
+    for page in pages:
+        if page.page not in (table["page"], table["page"] + 1):
+            continue
+        for block in page.blocks:
+            if block.kind != "table" or block.table is None:
+                continue
+            rows = [block.table.header, *block.table.rows]
+            if any([key(cell) for cell in row] == header for row in rows[:2]):
+                return True
+    return False
+
+
+def score_regulation(pdf: Path, truth: dict, counter: TokenCounter) -> RegsScores:
+    started = time.process_time()
+    pages = extract_pages(pdf)
+    seconds = time.process_time() - started
+    children = chunk_document(inspect_pdf(pdf, f"{pdf.parent.name}/{pdf.name}"), pages, ChunkPolicy(), counter).children
+    headings = extracted_headings(pages)
+    found, found_level, correct, missed, extra = heading_scores(truth["headings"], headings)
+    located = article_offsets(truth["articles"], pages)
+    wrong = []
+    for child in children:
+        expected = article_in_force(located, child.char_start)
+        if child.article_num != expected:
+            wrong.append(f"p{child.page} want {expected} got {child.article_num}: {child.text[:50]!r}")
+    patterns = margin_patterns(truth)
+    leaked = [f"p{child.page}: {leak!r}" for child in children if (leak := first_leak(child.text, patterns))]
+    tables = sum(table_found(table, pages) for table in truth["tables"])
+    table_blocks = sum(block.kind == "table" for page in pages for block in page.blocks)
+    article_ok = len(children) - len(wrong)
+    unlocated = len(truth["articles"]) - len(located)
+    if unlocated:
+        wrong.insert(0, f"({unlocated} truth articles not located in the text)")
+    return RegsScores(
+        pdf.name, len(pages), seconds, len(truth["headings"]), found, found_level, len(headings), correct,
+        len(children), article_ok, len(leaked), len(truth["tables"]), tables, table_blocks,
+        tuple(missed), tuple(extra), tuple(wrong), tuple(leaked),
+    )
+
+
+def first_leak(text: str, patterns: list[re.Pattern[str]]) -> str:
+    """The first line of `text` that is a running header or footer, else ""."""
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match:
+            return match.group(0).strip()
+    return ""
+
+
+def ratio(part: int, whole: int) -> str:
+    return f"{part / whole:.2f}" if whole else "-"
+
+
+def run_regs(folder: Path, counter: TokenCounter, verbose: bool) -> None:
+    print("\n## corpus-regs\n")
+    print("| document | pages | ms/page | heading recall | precision | level-aware recall | article_num | leaks | tables |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    totals = [0] * 11
+    for truth_file in sorted((folder / "truth").glob("*.truth.json")):
+        truth = json.loads(truth_file.read_text(encoding="utf-8"))
+        pdf = folder / "fr" / truth_file.name.replace(".truth.json", ".pdf")
+        s = score_regulation(pdf, truth, counter)
+        print(
+            f"| {s.name[:34]} | {s.pages} | {1000 * s.seconds / s.pages:.1f} | {ratio(s.found, s.truth_headings)} "
+            f"| {ratio(s.correct, s.emitted)} | {ratio(s.found_level, s.truth_headings)} "
+            f"| {ratio(s.article_ok, s.children)} | {s.leaks}/{s.children} | {s.tables_found}/{s.truth_tables} "
+            f"({s.table_blocks} blocks) |"
+        )
+        values = (s.pages, s.seconds, s.truth_headings, s.found, s.found_level, s.emitted, s.correct,
+                  s.children, s.article_ok, s.leaks, s.tables_found)
+        totals = [a + b for a, b in zip(totals, values)]
+        if verbose:
+            for title, items in (("missed", s.missed), ("extra", s.extra), ("article", s.wrong_articles),
+                                 ("leak", s.leaked)):
+                for item in items[:25]:
+                    print(f"    {title}: {item}", file=sys.stderr)
+    pages, seconds, truth_h, found, found_level, emitted, correct, children, article_ok, leaks, tables = totals
+    print(
+        f"| **all** | {pages} | {1000 * seconds / pages:.1f} | {ratio(found, truth_h)} | {ratio(correct, emitted)} "
+        f"| {ratio(found_level, truth_h)} | {ratio(article_ok, children)} | {leaks}/{children} | {tables}/8 |"
+    )
+
+
+def outline_recall(pdf: Path, counter: TokenCounter) -> tuple[int, int, list[str]]:
+    with pymupdf.open(pdf) as document:
+        toc = [entry for entry in document.get_toc() if entry[0] <= OUTLINE_LEVELS and entry[2] >= 1]
+    if not toc:
+        return 0, 0, []
+    pages = extract_pages(pdf)
+    children = chunk_document(inspect_pdf(pdf, f"{pdf.parent.name}/{pdf.name}"), pages, ChunkPolicy(), counter).children
+    on_page: dict[int, set[tuple[str, str]]] = {}
+    for child in children:
+        for title in child.section_path:
+            on_page.setdefault(child.page, set()).add((normalized_title(title), section_number(title)))
+    found = 0
+    missed = []
+    for _, title, page in toc:
+        wanted = (normalized_title(title), section_number(title))
+        if any(wanted[0] == got[0] or (wanted[1] and wanted[1] == got[1]) for got in on_page.get(page, ())):
+            found += 1
+        else:
+            missed.append(f"p{page} {title}")
+    return found, len(toc), missed
+
+
+def run_outlines(folder: Path, counter: TokenCounter, verbose: bool) -> None:
+    print("\n## outlines of corpus (levels 1-2 in some child's section_path on their page)\n")
+    print("| document | entries | recall |")
+    print("|---|---|---|")
+    for pdf in sorted(folder.rglob("*.pdf")):
+        found, entries, missed = outline_recall(pdf, counter)
+        if entries:
+            print(f"| {pdf.name} | {entries} | {ratio(found, entries)} |")
+            if verbose:
+                for item in missed[:15]:
+                    print(f"    missed {pdf.name}: {item}", file=sys.stderr)
+
+
+def run_wild(folder: Path, labels_file: Path, verbose: bool) -> None:
+    """Precision and recall of table blocks on the labelled pages of corpus-wild."""
+    labels = json.loads(labels_file.read_text(encoding="utf-8"))["pages"]
+    found_total = real_total = right = 0
+    by_file: dict[str, list[dict]] = {}
+    for label in labels:
+        by_file.setdefault(label["file"], []).append(label)
+    for name, items in sorted(by_file.items()):
+        pages = extract_pages(folder / name)
+        for item in items:
+            page = pages[item["page"] - 1]
+            found = sum(block.kind == "table" for block in page.blocks)
+            real = item["tables"]
+            found_total += found
+            real_total += real
+            right += min(found, real)
+            if verbose and found != real:
+                print(f"    wild {name} p{item['page']}: found {found}, real {real} ({item.get('note', '')})",
+                      file=sys.stderr)
+    print("\n## tables on labelled corpus-wild pages\n")
+    print("| pages | real tables | table blocks | precision | recall |")
+    print("|---|---|---|---|---|")
+    print(f"| {len(labels)} | {real_total} | {found_total} | {ratio(right, found_total)} | {ratio(right, real_total)} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--regs", type=Path, default=SHARED / "corpus-regs")
+    parser.add_argument("--corpus", type=Path, default=SHARED / "corpus")
+    parser.add_argument("--wild", type=Path, default=SHARED / "corpus-wild")
+    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--only", choices=("regs", "outline", "wild"))
+    parser.add_argument("-v", "--verbose", action="store_true", help="misses, extras and leaks on stderr")
+    arguments = parser.parse_args()
+    counter = load_tokenizer()
+    if arguments.only in (None, "regs"):
+        run_regs(arguments.regs, counter, arguments.verbose)
+    if arguments.only in (None, "outline"):
+        run_outlines(arguments.corpus, counter, arguments.verbose)
+    if arguments.only in (None, "wild"):
+        run_wild(arguments.wild, arguments.labels, arguments.verbose)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""How documents number their parts: `TITRE Ier`, `CHAPITRE 2`, `Section 3`, `Article 4.1`, `Art. 5`, `6.7.`.
+
+A reader places a heading by its label before its typography: a TITRE holds
+CHAPITREs, which hold Sections, which hold Articles; `6.7.1` sits under `6.7`.
+This module reads the label at the start of a line (its kind, its number as
+the document writes it without decoration, and its depth) and gives each kind
+its rank. It is shared by heading detection (extract) and by the heading tree
+(article numbers), so both read the same labels.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Named kinds, outermost first; synonyms share a rank. `annexe` stands apart from the body's ladder.
+KIND_RANKS = {
+    "livre": 10,
+    "book": 10,
+    "partie": 12,
+    "part": 12,
+    "annexe": 14,
+    "appendix": 14,
+    "annex": 14,
+    "titre": 20,
+    "chapitre": 30,
+    "chapter": 30,
+    "section": 40,
+    "sous-section": 50,
+    "subsection": 50,
+    "paragraphe": 52,
+    "article": 60,
+    "art": 60,
+}
+ARTICLE_RANK = KIND_RANKS["article"]
+_ANNEX = re.compile(r"^(?:annexes?|annex|appendix|appendices)\b", re.IGNORECASE)
+DECIMAL = "decimal"  # `6.7.` or `1.2.3`: a bare dotted number
+
+_KIND_WORDS = "|".join(sorted((re.escape(kind) for kind in KIND_RANKS), key=len, reverse=True))
+# The number a label carries: 12, 4.1, 1er / 1ER / Ier / 1re, II, A, A.2.
+_NUMBER = r"(?:\d+(?:\.\d+)*|(?-i:[IVXLC]+|[A-Z](?:\.\d+)*))(?:er|re|ère)?"
+_NAMED = re.compile(
+    rf"^(?P<kind>{_KIND_WORDS})\.?\s+(?P<number>{_NUMBER}|unique|UNIQUE)\.?(?=\s|$|[:–—\-.,)])",
+    re.IGNORECASE,
+)
+# "3.9.", "2.1 Title", "A.2 Title", "6." only with a dot after it.
+_DECIMAL = re.compile(r"^(?P<number>\d+(?:\.\d+)+|[A-Z](?:\.\d+)+|\d+(?=\.))\.?(?=\s|$)")
+_ORDINAL_SUFFIX = re.compile(r"(?:er|re|ère)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Label:
+    """The numbering a line opens with."""
+
+    kind: str  # a key of KIND_RANKS (lower case, synonyms kept) or DECIMAL
+    number: str  # as the document numbers it, without decoration: "1" for "1er", "4.1", "II"
+    text: str  # the label as written ("Article 1er", "6.7.")
+
+    @property
+    def depth(self) -> int:
+        """Dotted depth of the number: 1 for `6` or `Article 6`, 3 for `6.7.1`."""
+        return self.number.count(".") + 1
+
+    @property
+    def rank(self) -> int:
+        """Outermost first: named kinds by KIND_RANKS, bare dotted numbers below articles by depth."""
+        if self.kind == DECIMAL:
+            return ARTICLE_RANK + self.depth
+        return KIND_RANKS[self.kind]
+
+    @property
+    def is_article(self) -> bool:
+        """Articles and dotted paragraphs are what a citation names ("article 4.1")."""
+        return self.kind in ("article", "art") or self.kind == DECIMAL
+
+
+def read_label(text: str) -> Label | None:
+    """The label at the start of `text`, else None (a bare `3` may open a list, so it needs a dot after it)."""
+    text = text.lstrip("#\\ ")
+    named = _NAMED.match(text)
+    if named:
+        number = named.group("number")
+        bare = _ORDINAL_SUFFIX.sub("", number) if number.lower() != "unique" else number.lower()
+        return Label(named.group("kind").lower(), bare or number, named.group(0).rstrip(".:,)–—- "))
+    decimal = _DECIMAL.match(text)
+    if decimal:
+        return Label(DECIMAL, decimal.group("number"), decimal.group(0).strip())
+    return None
+
+
+def opens_annex(heading: str) -> bool:
+    """`Annexe`, `Annexe A`, `Appendix B`, `Appendices`: the part after the articles."""
+    return bool(_ANNEX.match(heading.lstrip("#\\ ")))
+
+
+def is_bare_label(heading: str) -> bool:
+    """A heading that is its label alone (`Article 15`, `TITRE II`): its title may follow apart."""
+    text = heading.lstrip("#\\ ").rstrip(" .:–—-")
+    label = read_label(text)
+    return label is not None and label.text == text

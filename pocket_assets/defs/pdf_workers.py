@@ -1,0 +1,177 @@
+"""Build the PDFs of a step on every core: one PDF per task in forked worker processes, results in key order.
+
+A step's `build(key)` is a closure over loaded resources (the tokenizer, the policy,
+the store). Workers are forked from the step's process after those loads, so they
+share them (copy on write: the tokenizer's ~115 MiB is paid once) and need nothing
+pickled but the key; each returns one PDF's output. Results are yielded in the
+order of the keys whatever order the workers finish in, and the caller writes
+them, so outputs are those of the serial build byte for byte. At most two PDFs
+per worker are in flight, so memory holds a few PDFs' rows, not the corpus.
+
+Per-PDF failure isolation holds as in the serial loop: a PDF's exception is
+re-raised for that PDF alone, same type (with the worker's traceback as a note), and a
+worker that dies (a crash in native code) fails only the PDFs it held; the pool
+is started again for the rest.
+
+`workers` 1 (or a single PDF) runs in the calling process, exactly the serial loop.
+The default is the cores this process may use (`POCKET_ASSETS_WORKERS` overrides).
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import traceback
+from collections import deque
+from dataclasses import dataclass
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable, Iterator, Sequence, TypeVar
+
+from dagster import ConfigurableResource
+from pydantic import Field
+
+from pocket_assets.core.errors import PdfError
+
+Output = TypeVar("Output")
+Build = Callable[[str], Output]
+
+WORKERS_ENV = "POCKET_ASSETS_WORKERS"
+_IN_FLIGHT_PER_WORKER = 2
+
+# The step's build function, set in the parent just before the fork; workers inherit it.
+_BUILD: Build | None = None
+
+
+class WorkerDied(PdfError):
+    """The worker process building this PDF ended abnormally (a crash inside MuPDF): about that PDF."""
+
+
+def default_workers() -> int:
+    """`POCKET_ASSETS_WORKERS`, else the cores this process may run on (so `taskset -c 0` means 1)."""
+    configured = os.environ.get(WORKERS_ENV, "").strip()
+    if configured:
+        return max(1, int(configured))
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class WorkersResource(ConfigurableResource):
+    """How many processes build the PDFs of a step (extraction); 1 builds them in the step's process."""
+
+    workers: int = Field(
+        default=0, description=f"Worker processes per step; 0: ${WORKERS_ENV}, else the cores this process may use."
+    )
+
+    def count(self) -> int:
+        return self.workers if self.workers > 0 else default_workers()
+
+
+def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterator[tuple[str, Build]]:
+    """`(key, built)` in key order, where `built(key)` returns the PDF's output or raises its error.
+
+    The caller treats `built` as it would `build`: `for key, built in ...: run(built, key)`.
+    """
+    if workers <= 1 or len(keys) <= 1:
+        yield from ((key, build) for key in keys)
+        return
+    global _BUILD
+    _BUILD = build
+    # Forked workers must not start tokenizers' Rust thread pool again (it would deadlock);
+    # one worker per core is the parallelism now.
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    # Objects alive now are shared with the workers; the cyclic GC would write to every one of them
+    # (copying their pages into each worker) unless they are moved out of its reach first.
+    gc.freeze()
+    pending = deque(keys)
+    in_flight: deque[tuple[str, Future]] = deque()
+    pool = _new_pool(workers)
+    try:
+        while pending or in_flight:
+            while pending and len(in_flight) < workers * _IN_FLIGHT_PER_WORKER:
+                key = pending.popleft()
+                in_flight.append((key, pool.submit(_build_in_worker, key)))
+            key, future = in_flight.popleft()
+            try:
+                yield key, _result(future.result())
+            except BrokenProcessPool:
+                # Which PDF killed its worker is unknown: each PDF that was in flight runs again alone.
+                pool.shutdown(cancel_futures=True)
+                for held in [key, *(waiting for waiting, _ in in_flight)]:
+                    yield held, _alone(held)
+                in_flight.clear()
+                pool = _new_pool(workers)
+    finally:
+        pool.shutdown(cancel_futures=True)
+        gc.unfreeze()
+        _BUILD = None
+
+
+class BuiltAhead:
+    """`build` run ahead on every core; `ahead(key)`, called with the keys in the order given, returns
+    that PDF's output or raises its error. For a stage whose per-PDF work is pure but whose
+    `build` keeps something in the step's process (the gates' reports for the checks)."""
+
+    def __init__(self, build: Build, keys: Sequence[str], workers: int) -> None:
+        self._results = build_in_workers(build, keys, workers)
+        self._ready: dict[str, Build] = {}
+
+    def __call__(self, key: str) -> object:
+        while key not in self._ready:
+            made_key, built = next(self._results)
+            self._ready[made_key] = built
+        return self._ready.pop(key)(key)
+
+
+def _new_pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+
+
+def _alone(key: str) -> Build:
+    with _new_pool(1) as pool:
+        try:
+            return _result(pool.submit(_build_in_worker, key).result())
+        except BrokenProcessPool as error:
+            return _raiser(WorkerDied(key, f"the worker process building it died ({error})"))
+
+
+def _build_in_worker(key: str) -> object:
+    """Runs in a worker; a PDF's error comes back as a value (see `_Raised`)."""
+    assert _BUILD is not None, "workers are forked after the build function is set"
+    try:
+        return _BUILD(key)
+    except Exception as error:
+        return _Raised(type(error), error.args, dict(vars(error)), traceback.format_exc())
+
+
+@dataclass(frozen=True)
+class _Raised:
+    """An exception carried back by its parts: pickling exceptions calls `cls(*args)`, which fails for
+    errors whose constructor takes other arguments than their message (`PdfError(source, reason)`)."""
+
+    error_type: type[Exception]
+    args: tuple[Any, ...]
+    state: dict[str, Any]
+    worker_traceback: str
+
+    def rebuild(self) -> Exception:
+        error = self.error_type.__new__(self.error_type)
+        error.args = self.args
+        vars(error).update(self.state)
+        error.add_note(f"raised in a worker process:\n{self.worker_traceback}")
+        return error
+
+
+def _result(output: object) -> Build:
+    return _raiser(output.rebuild()) if isinstance(output, _Raised) else _returner(output)
+
+
+def _returner(output: object) -> Build:
+    return lambda _key: output
+
+
+def _raiser(error: BaseException) -> Build:
+    def built(_key: str) -> object:
+        raise error
+
+    return built

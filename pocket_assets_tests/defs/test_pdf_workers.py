@@ -1,0 +1,55 @@
+"""PDFs built in worker processes: key order, one PDF's error or crash fails that PDF alone."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pocket_assets.core.errors import PdfError
+from pocket_assets.defs.pdf_workers import BuiltAhead, WorkerDied, build_in_workers, default_workers
+
+KEYS = [f"fr/{index:02d}.pdf" for index in range(7)]
+
+
+def _outcome(built, key):
+    try:
+        return built(key)
+    except Exception as error:  # noqa: BLE001 - the test looks at which error came back
+        return error
+
+
+def _build(key: str) -> tuple[str, int]:
+    if key == "fr/03.pdf":
+        raise PdfError(key, "broken", page=2)  # its constructor is not (message,): must still come back
+    if key == "fr/05.pdf":
+        os._exit(3)  # a crash inside native code kills the worker
+    return key, os.getpid()
+
+
+def test_outputs_come_in_key_order_from_other_processes_and_failures_stay_with_their_pdf() -> None:
+    results = {key: _outcome(built, key) for key, built in build_in_workers(_build, KEYS, workers=2)}
+    assert list(results) == KEYS
+    broken = results["fr/03.pdf"]
+    assert type(broken) is PdfError and (broken.source, broken.page, str(broken)) == ("fr/03.pdf", 2, "fr/03.pdf, page 2: broken")
+    assert isinstance(results["fr/05.pdf"], WorkerDied) and "fr/05.pdf" in str(results["fr/05.pdf"])
+    good = {key: value for key, value in results.items() if key not in ("fr/03.pdf", "fr/05.pdf")}
+    assert [value[0] for value in good.values()] == list(good)
+    assert all(pid != os.getpid() for _, pid in good.values())
+
+
+def test_one_worker_builds_in_the_calling_process() -> None:
+    results = [built(key) for key, built in build_in_workers(_build, KEYS[:3], workers=1)]
+    assert results == [(key, os.getpid()) for key in KEYS[:3]]
+
+
+def test_built_ahead_answers_each_key_in_turn() -> None:
+    ahead = BuiltAhead(lambda key: key.upper(), KEYS, workers=2)
+    assert [ahead(key) for key in KEYS] == [key.upper() for key in KEYS]
+
+
+def test_the_worker_count_comes_from_the_environment_or_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POCKET_ASSETS_WORKERS", "3")
+    assert default_workers() == 3
+    monkeypatch.delenv("POCKET_ASSETS_WORKERS")
+    assert default_workers() == len(os.sched_getaffinity(0))
