@@ -279,3 +279,92 @@ def test_overlap_never_creeps_toward_an_atomic_block_too_big_to_share_a_window(c
     assert len(ends) == len(set(ends)), "no child ends where the previous one did"
     assert all(len(record.text) >= SMALL.min_chars for record in result.children)
     assert any(record.text == code for record in result.children)
+
+
+# --- text below the minimum (issue 14) -----------------------------------------------------------
+
+PAGE_MODE = dataclasses.replace(SMALL, page_mode="pdf-page-v1")
+BODY = " ".join([SENTENCE] * 2)
+
+
+def assert_no_chunk_below_the_minimum(result: ChunkedDocument, policy: ChunkPolicy) -> None:
+    assert all(len(record.text) >= policy.min_chars for record in result.parents + result.children)
+
+
+@pytest.mark.parametrize(
+    "short_page",
+    [
+        [("heading", "# Chapitre 3", 1)],  # a heading alone on its page
+        [("paragraph", "xix", 0)],  # a lone page counter
+        [("heading", "# Titre", 1), ("paragraph", "v1", 0)],  # a title page
+    ],
+    ids=["heading", "counter", "title"],
+)
+def test_page_mode_page_below_the_minimum_joins_the_next_chunk_across_the_page(counter, short_page):
+    pages = build_pages([short_page, [("paragraph", BODY, 0)]])
+    result = chunk(pages, PAGE_MODE, counter)
+    assert_no_chunk_below_the_minimum(result, PAGE_MODE)
+    first = result.children[0]
+    assert first.pages == (1, 2) and first.page == 2  # cited by the page holding most of its text
+    assert first.char_start == pages[0].char_start and result.parents[0].pages == (1, 2)
+    assert result.left_out == ()
+
+
+def test_short_pages_in_a_row_join_across_empty_pages_until_the_minimum(counter):
+    pages = build_pages([[("paragraph", "Titre", 0)], [], [("paragraph", "Auteur", 0)], [("paragraph", BODY, 0)]])
+    result = chunk(pages, PAGE_MODE, counter)
+    assert result.children[0].pages == (1, 3, 4) and result.children[0].page == 4
+
+
+def test_short_last_page_is_left_out_with_a_warning_naming_page_and_text(counter):
+    pages = build_pages([[("paragraph", BODY, 0)], [("paragraph", "Fin.", 0)]])
+    result = chunk(pages, PAGE_MODE, counter)
+    assert result.children and all(record.pages == (1,) for record in result.parents + result.children)
+    (short,) = result.left_out
+    assert (short.page, short.text) == (2, "Fin.")
+    assert result.warnings == (
+        f"p2: text_below_minimum: 'Fin.' (4 characters, minimum {SMALL.min_chars}) "
+        "has no following text to join and is left out of the chunks",
+    )
+
+
+@pytest.mark.parametrize("page_mode", ["span", "pdf-page-v1"])
+def test_document_below_the_minimum_gives_no_chunk_and_a_warning_per_page(counter, page_mode):
+    pages = build_pages([[("paragraph", "Hello", 0)], [("paragraph", "world", 0)]])
+    result = chunk(pages, dataclasses.replace(SMALL, page_mode=page_mode), counter)
+    assert (result.parents, result.children) == ((), ())
+    assert [(short.page, short.text) for short in result.left_out] == [(1, "Hello"), (2, "world")]
+
+
+def test_heading_led_fragment_joins_the_block_after_it_even_past_the_child_target(counter):
+    """A short heading then a code block that fits a child alone: heading and block share one child, which
+    passes the child target (never the cap) rather than leave the heading alone."""
+    code = "```\n" + "\n".join(f"x{line} <- f({line})" for line in range(6)) + "\n```"
+    policy = dataclasses.replace(SMALL, child_overlap=0, context_header="none")
+    pages = build_pages([[("paragraph", BODY, 0), ("heading", "# Annexe 4.2.1.9", 1), ("code", code, 0)]])
+    result = chunk(pages, policy, counter)
+    assert_no_chunk_below_the_minimum(result, policy)
+    last = result.children[-1]
+    assert last.text == "# Annexe 4.2.1.9\n\n" + code and last.tokens > policy.child_tokens
+    embedded = text_to_embed(last.text, last.source, last.page, policy.document_prompt)
+    assert counter.count(embedded) <= policy.max_tokens
+
+
+def test_last_piece_of_a_split_table_below_the_minimum_joins_its_neighbouring_piece(counter):
+    table = markdown_table(9, 2) + "\n| 1 | 2 |"  # a last row shorter than the minimum
+    pages = build_pages([[("table", table, 0)]])
+    result = chunk(pages, SMALL, counter)
+    assert len(result.children) > 1  # the table is split
+    assert_no_chunk_below_the_minimum(result, SMALL)
+    assert result.children[-1].text.endswith("| 1 | 2 |")
+
+
+def test_short_fragment_after_a_table_too_full_to_share_grows_back_over_its_last_row(counter):
+    """Table plus fragment would pass the cap: the fragment repeats the table's last row instead; the table
+    stays whole in the child before."""
+    policy = dataclasses.replace(SMALL, max_tokens=62, context_header="none")
+    table = markdown_table(2, 2)
+    pages = build_pages([[("table", table, 0), ("paragraph", "Fin de la table.", 0)]])
+    result = chunk(pages, policy, counter)
+    assert [record.text for record in result.children] == [table, table.splitlines()[-1] + "\n\nFin de la table."]
+    assert result.children[1].has_overlap_previous

@@ -280,6 +280,44 @@ def test_missing_child_fails_text_coverage_with_its_range_and_page(gates: Gates)
     assert failed_expectations(report) == {CHILDREN_COVER_TEXT: ((label, 2),)}
 
 
+def pages_with_last_pages(*texts: str) -> tuple[PageRecord, ...]:
+    contents = [PageContent(page.page, page.text, page.blocks, page.warnings) for page in make_pages()]
+    return assemble_pages([*contents, *(PageContent(page=4 + index, text=text) for index, text in enumerate(texts))])
+
+
+def test_short_last_page_left_out_by_the_rule_is_accounted_for(gates: Gates) -> None:
+    """A last page below the minimum has nothing to join: no chunk, a warning, and no coverage failure."""
+    pages = pages_with_last_pages("  Fin du reglement.\n")
+    report = validate_partition(gates, KEY, make_chunks(pages), pages, POLICY)
+    assert report.passed, report.failures()
+    page_coverage = next(result for result in report.results if result.expectation == PAGES_HAVE_CHUNKS)
+    assert "pages 4: text_below_minimum" in page_coverage.detail
+
+
+def test_short_page_the_rule_would_join_is_still_a_gap(gates: Gates) -> None:
+    """Only what the rule leaves out is excused: a short page with text after it must open that text's chunk."""
+    pages = pages_with_last_pages("# Annexe", PAGE_ONE)
+    last = pages[-1]
+    parent = ids.parent_id(SOURCE, 5, 2)
+    chunks = make_chunks(pages) + [
+        make_chunk(parent, last.text, "parent", 5, last.char_start, last.char_end, tokens=120),
+        make_chunk(ids.child_id(parent, 0), last.text, "child", 5, last.char_start, last.char_end, parent),
+    ]
+    report = validate_partition(gates, KEY, chunks, pages, POLICY)
+    label = f"{KEY} chars {pages[3].char_start}-{pages[3].char_end}"
+    assert failed_expectations(report) == {PAGES_HAVE_CHUNKS: ((KEY, 4),), CHILDREN_COVER_TEXT: ((label, 4),)}
+
+
+def test_text_left_out_is_the_whole_of_a_document_below_the_minimum(gates: Gates) -> None:
+    pages = assemble_pages([PageContent(page=1, text="Hello world")])
+    assert validate_partition(gates, KEY, [], pages, POLICY).passed
+    longer = assemble_pages([PageContent(page=1, text="Hello world. " * 5)])
+    assert failed_expectations(validate_partition(gates, KEY, [], longer, POLICY)).keys() == {
+        PAGES_HAVE_CHUNKS,
+        CHILDREN_COVER_TEXT,
+    }
+
+
 def test_child_whose_text_is_not_its_offsets_slice_fails(gates: Gates) -> None:
     chunks = make_chunks(make_pages())
     shifted = by_id(chunks, "child", 0)

@@ -33,12 +33,11 @@ from pocket_assets.core.chunking.embed_text import CONTEXT_SEPARATOR, citation, 
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity, new_chunk
 from pocket_assets.core.chunking.sections import SectionIndex, build_section_index
+from pocket_assets.core.chunking.segments import Span, TextBelowMinimum, plan_segments
 from pocket_assets.core.chunking.slice_counts import PieceTokens, SliceCounter, TokenOffsets
 from pocket_assets.core.tokenizer import TokenCounter
 from pocket_assets.core.chunking.units import Boundary, DocumentLayout, layout_document
 
-PAGE_MODE_SPAN = "span"
-PAGE_MODE_PAGE = "pdf-page-v1"
 _MAX_REPLANS = 12
 # A slice can encode a token or two longer than the offsets of the whole page say (its first
 # word loses the leading space it was merged with), so windows are planned this much short.
@@ -56,13 +55,18 @@ _CONTENT_CATEGORY = {
 
 _NEWLINE = re.compile("\n")
 
-Span = tuple[int, int]
-
 
 @dataclass(frozen=True)
 class ChunkedDocument:
+    """The chunks, and the text too short to make one that had nothing to join (see `segments`)."""
+
     parents: tuple[ChunkRecord, ...]
     children: tuple[ChunkRecord, ...]
+    left_out: tuple[TextBelowMinimum, ...] = ()
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(text.warning() for text in self.left_out)
 
 
 def chunk_document(
@@ -110,23 +114,39 @@ def chunk_document(
             ]
         )
         embedded_tokens.update(zip(spans, embedded))
-        excess = [max(count - policy.child_tokens, embed - policy.max_tokens) for count, embed in zip(counts, embedded)]
+        # A child that took in a fragment shorter than `min_chars` may pass the child target, never the cap.
+        excess = [
+            embed - policy.max_tokens
+            if span in planner.joined
+            else max(count - policy.child_tokens, embed - policy.max_tokens)
+            for span, count, embed in zip(spans, counts, embedded)
+        ]
         return counts, excess
 
-    segments = _segments(layout.text, pages, policy.page_mode)
-    parent_plan = _plan_within_limits(planner, segments, policy.parent_tokens, policy.parent_overlap, parent_excess)
+    segments = plan_segments(pages, policy.page_mode, policy.min_chars)
+    parent_plan = _plan_within_limits(
+        planner, segments.spans, policy.parent_tokens, policy.parent_overlap, parent_excess
+    )
     parent_windows = [window for segment in parent_plan for window in segment]
-    child_budget = min(policy.child_tokens, policy.max_tokens - _embedding_reserve(identity, pages, policy, counter))
+    text_room = policy.max_tokens - _embedding_reserve(identity, pages, policy, counter)
+    child_budget = min(policy.child_tokens, text_room)
     if child_budget < 8:
         raise ValueError(
             f"max_tokens={policy.max_tokens} leaves no room for text after the citation and document prompt"
         )
+    planner.joined.clear()  # a parent that took in a short fragment does not loosen its children's target
     child_plan = _plan_within_limits(
-        planner, [span for span, _ in parent_windows], child_budget, policy.child_overlap, child_excess
+        planner,
+        [span for span, _ in parent_windows],
+        child_budget,
+        policy.child_overlap,
+        child_excess,
+        slack=text_room - child_budget,
     )
-    return _records(
+    parents, children = _records(
         identity, policy, layout, locator, sections, parent_windows, child_plan, context_of, embedded_tokens
     )
+    return ChunkedDocument(parents, children, segments.left_out)
 
 
 def table_header_for(chunk: ChunkRecord, pages: Sequence[PageRecord]) -> str:
@@ -147,7 +167,11 @@ def table_header_for(chunk: ChunkRecord, pages: Sequence[PageRecord]) -> str:
 
 
 class _Planner:
-    """Greedy windows over one span: as many tokens as the budget allows, cut at the best break."""
+    """Greedy windows over one span: as many tokens as the budget allows, cut at the best break.
+
+    No window is shorter than `min_chars` when its span is not: a short one joins a neighbour
+    (`joined` keeps the windows that took one in, which may pass the budget by the `slack` given).
+    """
 
     def __init__(self, layout: DocumentLayout, tokens: TokenOffsets, min_chars: int) -> None:
         self.text = layout.text
@@ -158,12 +182,13 @@ class _Planner:
         self.atomic_starts = [atomic.start for atomic in layout.atomics]
         self.atomic_tokens = [self.token_count(atomic.start, atomic.end) for atomic in layout.atomics]
         self.header_tokens = [self.token_count(atomic.start, atomic.header_end) for atomic in layout.atomics]
+        self.joined: set[Span] = set()
 
     def token_count(self, start: int, end: int) -> int:
         """Tokens overlapping [start, end): an upper bound of what the slice encodes to, give or take a merge."""
         return max(0, bisect.bisect_left(self.starts, end) - bisect.bisect_right(self.ends, start))
 
-    def windows(self, segment_start: int, segment_end: int, budget: int, overlap: int) -> list[Span]:
+    def windows(self, segment_start: int, segment_end: int, budget: int, overlap: int, slack: int = 0) -> list[Span]:
         text = self.text
         start = _skip_space(text, segment_start, segment_end)
         segment_end = _trim_end(text, start, segment_end)
@@ -193,7 +218,77 @@ class _Planner:
             if overlap and strength < Boundary.HEADING:
                 next_start = self._overlap_start(start, end, first, overlap, budget) or cut
             start = _skip_space(text, next_start, segment_end)
+        return self._join_short(windows, budget, budget + slack)
+
+    def _join_short(self, windows: list[Span], budget: int, limit: int) -> list[Span]:
+        """Windows shorter than `min_chars` join the previous window (the next first if led by a heading),
+        when the union fits `limit`.
+
+        When neither union fits (the neighbour is a nearly full table or code block), the short window
+        grows over its neighbour's text instead, as an overlap, until it reaches `min_chars`.
+        """
+        index = 0
+        while index < len(windows):
+            start, end = windows[index]
+            if end - start >= self.min_chars or len(windows) == 1:
+                index += 1
+                continue
+            with_previous = index > 0 and self.token_count(windows[index - 1][0], end) <= limit
+            with_next = index + 1 < len(windows) and self.token_count(start, windows[index + 1][1]) <= limit
+            if with_previous and not (with_next and self._opens_with_heading(start)):
+                index -= 1
+                windows[index : index + 2] = [(windows[index][0], end)]
+                self.joined.add(windows[index])  # checked again, like a union with the next window
+            elif with_next:
+                windows[index : index + 2] = [(start, windows[index + 1][1])]
+                self.joined.add(windows[index])  # checked again: a union of two short windows may be short
+            else:
+                windows[index] = self._grown(windows, index, budget)
+                index += 1
         return windows
+
+    def _opens_with_heading(self, position: int) -> bool:
+        """A fragment led by a heading belongs with what follows it, where that fits."""
+        positions = self.layout.break_positions
+        index = bisect.bisect_left(positions, position)
+        found = index < len(positions) and positions[index] == position
+        return found and self.layout.break_strengths[index] == Boundary.HEADING
+
+    def _grown(self, windows: list[Span], index: int, budget: int) -> Span:
+        """A short window widened to `min_chars`: back to the latest break (else word) before it, else forward."""
+        start, end = windows[index]
+        if index > 0:
+            floor = windows[index - 1][0] + 1
+            return self._start_reaching(floor, end - self.min_chars, budget), end
+        return start, self._end_reaching(start + self.min_chars, windows[index + 1][1])
+
+    def _start_reaching(self, floor: int, latest: int, budget: int) -> int:
+        """The latest break in [floor, latest], else word start, else `floor`.
+
+        A break the window may not cut at (a row of a table that fits a window) is taken only when no other
+        is there: the table stays whole in the neighbour, this window repeats its last rows as overlap.
+        """
+        positions = self.layout.break_positions
+        backup = None
+        for index in range(bisect.bisect_right(positions, latest) - 1, bisect.bisect_left(positions, floor) - 1, -1):
+            if self._usable(index, budget):
+                return positions[index]
+            backup = positions[index] if backup is None else backup
+        if backup is not None:
+            return backup
+        text = self.text
+        for position in range(latest, floor - 1, -1):
+            if text[position - 1].isspace() and not text[position].isspace():
+                return position
+        return floor
+
+    def _end_reaching(self, earliest: int, ceiling: int) -> int:
+        """The first word end in [earliest, ceiling], else `ceiling`."""
+        text = self.text
+        for position in range(earliest, ceiling):
+            if text[position].isspace() and not text[position - 1].isspace():
+                return position
+        return ceiling
 
     def _separators_between(self, low_token: int, end_token: int) -> int:
         """Gaps in the token offsets between these tokens: text outside every page encoding."""
@@ -298,8 +393,12 @@ def _plan_within_limits(
     budget: int,
     overlap: int,
     measure: Callable[[list[Span]], tuple[list[int], list[int]]],
+    slack: int = 0,
 ) -> list[list[tuple[Span, int]]]:
-    """Plan every segment, count the results in one batch, re-plan only the segments that overflowed."""
+    """Plan every segment, count the results in one batch, re-plan only the segments that overflowed.
+
+    `slack`: tokens past the budget a window may take to join a fragment shorter than `min_chars`.
+    """
     budgets = [budget] * len(segments)
     plans: list[list[tuple[Span, int]]] = [[] for _ in segments]
     pending = list(range(len(segments)))
@@ -307,7 +406,8 @@ def _plan_within_limits(
         if not pending:
             return plans
         planned = {
-            index: planner.windows(*segments[index], budgets[index] - _SLICE_MARGIN, overlap) for index in pending
+            index: planner.windows(*segments[index], budgets[index] - _SLICE_MARGIN, overlap, slack)
+            for index in pending
         }
         flat = [span for index in pending for span in planned[index]]
         counts, excess = measure(flat)
@@ -327,12 +427,6 @@ def _plan_within_limits(
     if pending:
         raise ValueError(f"token limit still exceeded after {_MAX_REPLANS} re-plans for spans {pending}")
     return plans
-
-
-def _segments(text: str, pages: Sequence[PageRecord], page_mode: str) -> list[Span]:
-    if page_mode == PAGE_MODE_PAGE:
-        return [(page.char_start, page.char_end) for page in pages if page.text.strip()]
-    return [(0, len(text))] if text.strip() else []
 
 
 def _embedding_reserve(
@@ -437,7 +531,7 @@ def _records(
     child_plan: list[list[tuple[Span, int]]],
     context_of: Callable[[Span], str],
     embedded_tokens: dict[Span, int],
-) -> ChunkedDocument:
+) -> tuple[tuple[ChunkRecord, ...], tuple[ChunkRecord, ...]]:
     document_id = ids.document_uuid(identity.partition_key)
     doc_uid = ids.doc_uid(identity.partition_key)
     revision = ids.revision8(layout.text)
@@ -498,4 +592,4 @@ def _records(
         for child_index, (_, child_tokens) in enumerate(child_windows):
             child_record_id = ids.child_id(parent_record_id, child_index)
             children.append(make(child_spans, len(children), child_tokens, "child", child_record_id, parent_record_id))
-    return ChunkedDocument(parents=tuple(parents), children=tuple(children))
+    return tuple(parents), tuple(children)

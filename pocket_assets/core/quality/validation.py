@@ -9,6 +9,8 @@ gate to one blocking asset check:
 - `json_schema`: the seed's Draft-07 chunk schema on every record as the export writes it.
 - `coverage`: every page with text has a chunk, parent and child texts are their
   offsets' slice of the canonical text, and children cover the text outside tables.
+  Text the chunking rule leaves out (shorter than `min_chars` with nothing after
+  it to join, warned as `text_below_minimum`) is accounted for, not a gap.
 
 `validate_corpus_ids` runs `expectations/chunks.corpus.json` over every exported chunk.
 
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import jsonschema
 
+from pocket_assets.core.chunking.segments import TEXT_BELOW_MINIMUM, TextBelowMinimum, plan_segments
 from pocket_assets.core.quality.chunk_stats import pages_without_chunks
 from pocket_assets.core.document import canonical_text
 from pocket_assets.core.policy import ChunkPolicy
@@ -203,7 +206,7 @@ def validate_partition(
     results = (
         check_expectations(gates, chunks, policy)
         + check_schema(gates, chunks)
-        + check_coverage(partition_key, chunks, pages)
+        + check_coverage(partition_key, chunks, pages, policy)
     )
     return GateReport(partition_key=partition_key, chunk_count=len(chunks), results=results)
 
@@ -306,19 +309,30 @@ def check_schema(gates: Gates, chunks: Sequence[ChunkRecord]) -> tuple[GateResul
 
 
 def check_coverage(
-    partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord]
+    partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord], policy: ChunkPolicy
 ) -> tuple[GateResult, ...]:
-    """Nothing lost (DESIGN.md section 4): the chunks account for every page and character."""
+    """Nothing lost (DESIGN.md section 4): the chunks account for every page and character.
+
+    What the policy's minimum leaves out is asked of the chunking rule itself (`plan_segments`),
+    the same function the chunker follows, so a chunker that dropped anything else still fails.
+    """
     text = canonical_text(pages)
+    left_out = plan_segments(pages, policy.page_mode, policy.min_chars).left_out
     return (
-        _pages_have_chunks(partition_key, chunks, pages),
+        _pages_have_chunks(partition_key, chunks, pages, left_out),
         _text_matches_offsets(chunks, text),
-        _children_cover_text(partition_key, chunks, pages, text),
+        _children_cover_text(partition_key, chunks, pages, text, left_out),
     )
 
 
-def _pages_have_chunks(partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord]) -> GateResult:
-    with_text = [page.page for page in pages if page.text.strip()]
+def _pages_have_chunks(
+    partition_key: str,
+    chunks: Sequence[ChunkRecord],
+    pages: Sequence[PageRecord],
+    left_out: Sequence[TextBelowMinimum],
+) -> GateResult:
+    excused = {short.page for short in left_out}
+    with_text = [page.page for page in pages if page.text.strip() and page.page not in excused]
     missing = pages_without_chunks(chunks, with_text)
     return GateResult(
         gate=COVERAGE_GATE,
@@ -327,7 +341,8 @@ def _pages_have_chunks(partition_key: str, chunks: Sequence[ChunkRecord], pages:
         checked_count=len(with_text),
         unexpected_count=len(missing),
         offending=tuple((partition_key, page) for page in missing[:OFFENDING_LIMIT]),
-        detail="every page with non-whitespace text is in some chunk's pages",
+        detail="every page with non-whitespace text is in some chunk's pages"
+        + (f" (pages {', '.join(map(str, sorted(excused)))}: {TEXT_BELOW_MINIMUM}, left out)" if excused else ""),
     )
 
 
@@ -347,10 +362,15 @@ def _text_matches_offsets(chunks: Sequence[ChunkRecord], text: str) -> GateResul
 
 
 def _children_cover_text(
-    partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord], text: str
+    partition_key: str,
+    chunks: Sequence[ChunkRecord],
+    pages: Sequence[PageRecord],
+    text: str,
+    left_out: Sequence[TextBelowMinimum],
 ) -> GateResult:
     spans = [(chunk.char_start, chunk.char_end) for chunk in chunks if chunk.chunk_type == "child"]
     spans += list(_table_spans(pages))
+    spans += [(short.char_start, short.char_end) for short in left_out]
     gaps = list(_uncovered_ranges(text, spans))
     page_starts = [page.char_start for page in pages]
     offending = tuple(
@@ -369,6 +389,7 @@ def _children_cover_text(
             " (each from its first to its last non-whitespace character)"
             if gaps
             else "every non-whitespace character outside tables is in a child"
+            + (f" or left out as {TEXT_BELOW_MINIMUM} ({len(left_out)} pages)" if left_out else "")
         ),
     )
 

@@ -39,6 +39,7 @@ from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import ContextHeaders
 from pocket_assets.core.document import canonical_text
 from pocket_assets.core.chunking.embed_text import fold_whitespace, text_to_embed
+from pocket_assets.core.chunking.segments import plan_segments
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import (
     Block,
@@ -454,7 +455,13 @@ def summarize_tables(
     """
     pages = tuple(pages)
     parent_finder = _ParentFinder(parents)
-    tables = _locate_tables(identity, pages)
+    # A table in text the chunker leaves out (below the minimum, nothing to join) has no parent: no summary.
+    left_out = plan_segments(pages, policy.page_mode, policy.min_chars).left_out
+    tables = [
+        table
+        for table in _locate_tables(identity, pages)
+        if not any(short.char_start <= table.char_start < short.char_end for short in left_out)
+    ]
     holders = [parent_finder.holding(table.context, table.char_start) for table in tables]  # before any LLM call
     headers = ContextHeaders.for_document(identity, pages, policy, counter)
     contexts = [headers.header(parent.section_path, parent.article_num) for parent in holders]

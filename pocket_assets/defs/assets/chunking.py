@@ -7,7 +7,7 @@ same chunks. Each stage's version comes from the resources of the run
 PDFs built with the old one stale.
 """
 
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
@@ -45,12 +45,19 @@ def _load_document(store: PartitionStore, key: str) -> tuple[PdfIdentity, tuple[
     return identity, tuple(page_from_dict(row) for row in store.read(PAGES, key))
 
 
-def _chunk_output(chunks: tuple[ChunkRecord, ...], sha256: str, **extra_metadata: Any) -> StageOutput:
+def _chunk_output(
+    chunks: tuple[ChunkRecord, ...], sha256: str, warnings: Sequence[str] = (), **extra_metadata: Any
+) -> StageOutput:
+    """`warnings` (text left out as below the minimum) go to the UI and to the manifest, for the CLI."""
+    if warnings:
+        extra_metadata.update(
+            text_below_minimum=len(warnings), warnings=MetadataValue.md("\n".join(f"- {w}" for w in warnings))
+        )
     return StageOutput(
         rows=[to_dict(chunk) for chunk in chunks],
         source_sha256=sha256,
         metadata={**chunk_metadata(chunks), **extra_metadata},
-        extra={"policy_hash": chunks[0].policy_hash if chunks else None},
+        extra={"policy_hash": chunks[0].policy_hash if chunks else None, "warnings": list(warnings)},
     )
 
 
@@ -82,7 +89,10 @@ def chunks(
         identity, page_records = _load_document(store, key)
         chunked = chunk_document(identity, page_records, policy, piece_tokens.counter, piece_tokens)
         source = store.source_sha256(key)
-        return {PARENTS: _chunk_output(chunked.parents, source), CHILDREN: _chunk_output(chunked.children, source)}
+        return {
+            PARENTS: _chunk_output(chunked.parents, source),
+            CHILDREN: _chunk_output(chunked.children, source, chunked.warnings),
+        }
 
     yield from run_per_pdf_stages(
         context,
