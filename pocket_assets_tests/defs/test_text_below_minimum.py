@@ -3,11 +3,11 @@ and the gates pass (coverage counts it as accounted for)."""
 
 from pathlib import Path
 
-from dagster import AssetKey, DagsterInstance
+from dagster import DagsterInstance
 
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.runstate.stages import CHILDREN, VALIDATED_CHUNKS
-from pocket_assets_tests.defs.conftest import materialize_corpus
+from pocket_assets_tests.defs.conftest import materialize_corpus, partition_metadata
 from pocket_assets_tests.pdf_factory import REPO_ROOT, text_pdf
 
 RULES = "Le joueur ayant le trait touche une piece et doit la jouer si le coup est legal. " * 4
@@ -26,10 +26,5 @@ def test_a_document_below_the_minimum_passes_its_gates_with_a_warning(instance: 
         assert store.manifest(VALIDATED_CHUNKS, key).status == "ok"
         (stored,) = store.manifest(CHILDREN, key).extra["warnings"]
         assert stored.startswith(warning) and "text_below_minimum" in stored
-    observations = [
-        record.asset_observation
-        for record in instance.fetch_observations(AssetKey("children"), limit=10).records
-        if record.asset_observation.partition == "fr/hello.pdf"
-    ]
-    assert observations[0].metadata["text_below_minimum"].value == 1
+    assert partition_metadata(instance, "children", "fr/hello.pdf")["text_below_minimum"] == 1
     assert store.read(CHILDREN, "fr/hello.pdf") == []
