@@ -1,5 +1,6 @@
 """Parents and children come from one step, with nothing carried between steps: the in-process and the
-multiprocess executor give the same bytes, and each materializes both assets with their metadata.
+multiprocess executor, each with the PDFs built on two worker processes inside its steps (`pdf_workers`),
+give the bytes of the serial build, and each materializes both assets with their metadata.
 
 The multiprocess executor runs each step in a process of its own, so it needs an instance on disk
 (a temporary DAGSTER_HOME) and a job Dagster can rebuild in that process (`reconstructable`).
@@ -58,6 +59,7 @@ def test_each_executor_builds_parents_and_children_in_one_step(
     monkeypatch.setenv("POCKET_ASSETS_OUTPUT_DIR", str(tmp_path / "out"))
     monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "expectations"))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("POCKET_ASSETS_WORKERS", "2")
     (tmp_path / "home").mkdir()
     (tmp_path / "home" / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     with DagsterInstance.get() as instance:
@@ -73,11 +75,12 @@ def test_each_executor_builds_parents_and_children_in_one_step(
                 assert metadata["status"] == "ok" and metadata["dagster/row_count"] > 0, (stage, key)
     out = tmp_path / "out" / "stages"
     built = {(stage.name, key): (out / stage.name / f"{key}.parquet").read_bytes() for stage in STAGES for key in KEYS}
-    assert built == _reference_build(tmp_path), "the same bytes as an in-process materialize"
+    monkeypatch.setenv("POCKET_ASSETS_WORKERS", "1")
+    assert built == _reference_build(tmp_path), "the same bytes as a serial in-process materialize"
 
 
 def _reference_build(tmp_path: Path) -> dict[tuple[str, str], bytes]:
-    """The same corpus built by `materialize` (in process, ephemeral instance): what the CLI and tests do."""
+    """The same corpus built by `materialize` (in process, one PDF after another): what the CLI and tests do."""
     raw, expectations = str(tmp_path / "raw"), str(REPO_ROOT / "expectations")
     paths = CorpusPaths(raw_dir=raw, output_dir=str(tmp_path / "reference"), expectations_dir=expectations)
     with instance_for_test() as instance:
