@@ -95,6 +95,7 @@ class FolderBuild:
 
 def build_folder(folder: Path, work: Path, only: set[str] | None = None) -> FolderBuild:
     """Copy the folder's PDFs into a fresh raw folder under `work` and run the real build command on it."""
+    work = work.resolve()  # Dagster refuses a relative DAGSTER_HOME (`--keep-in .ci/wild-subset` is one)
     work.mkdir(parents=True, exist_ok=True)
     staged = stage_raw_folder([folder], work / "raw", only)
     home = work / "home"
