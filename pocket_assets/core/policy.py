@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Mapping
 
 import blake3
@@ -72,9 +73,11 @@ class ChunkPolicy:
     def canonical_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
-    @property
+    @cached_property
     def policy_hash(self) -> str:
-        """First 16 hex chars of blake3 over the canonical JSON (seed pdf-page-v1)."""
+        """First 16 hex chars of blake3 over the canonical JSON (seed pdf-page-v1).
+
+        Cached: every chunk record is stamped with it (`records.new_chunk`), and the policy is frozen."""
         return blake3.blake3(self.canonical_json().encode("utf-8")).hexdigest()[:16]
 
     @property
