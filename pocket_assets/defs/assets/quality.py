@@ -96,19 +96,17 @@ def validated_chunks(
     settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy, summarizer=summarizer)
     loaded_gates = gates.gates(paths.expectations_path)
 
-    def read(key: str) -> tuple[list[ChunkRecord], list[PageRecord]]:
+    def judge(key: str) -> tuple[list[ChunkRecord], list[PageRecord], GateReport]:
         chunks = [chunk_from_dict(row) for stage in CHUNK_STAGES for row in store.read(stage, key)]
-        return chunks, [page_from_dict(row) for row in store.read(PAGES, key)]
+        page_records = [page_from_dict(row) for row in store.read(PAGES, key)]
+        return chunks, page_records, validate_partition(loaded_gates, key, chunks, page_records, policy)
 
-    def validate(key: str) -> GateReport:
-        return validate_partition(loaded_gates, key, *read(key), policy)
-
-    # The gates (~0.25 s of Great Expectations per PDF) run on every core.
-    validated = BuiltAhead(validate, sorted(context.partition_keys), workers.count())
+    # The gates (~0.25 s of Great Expectations per PDF) run on every core; the records they judged come
+    # back with the verdict, so the stage files are read once per PDF.
+    verdicts = BuiltAhead(judge, sorted(context.partition_keys), workers.count())
 
     def build(key: str) -> StageOutput:
-        chunks, page_records = read(key)
-        report = validated(key)
+        chunks, page_records, report = verdicts(key)
         report_path = write_report_html(
             paths.output_path / "reports" / "validation" / f"{stage_file_stem(key)}.html", [report], f"Validation report, {key}"
         )
