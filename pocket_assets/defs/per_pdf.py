@@ -209,16 +209,14 @@ def _build_one(
     started = time.perf_counter()
     try:
         outputs = build(key)
-    except UpstreamNotReady as reason:
-        return {stage: _record(context, store, stage, key, STATUS_SKIPPED, str(reason), versions[stage]) for stage in stages}
-    except PdfRejected as rejection:
-        return {
-            stage: _record(context, store, stage, key, STATUS_FAILED, str(rejection), versions[stage], rejection)
-            for stage in stages
-        }
     except PER_PDF_ERRORS as error:
-        context.log.error(f"{names} {key} raised:\n{traceback.format_exc()}")
-        return {stage: _record(context, store, stage, key, STATUS_FAILED, str(error), versions[stage]) for stage in stages}
+        if not isinstance(error, (UpstreamNotReady, PdfRejected)):  # a verdict needs no traceback; a crash does
+            context.log.error(f"{names} {key} raised:\n{traceback.format_exc()}")
+        status = STATUS_SKIPPED if isinstance(error, UpstreamNotReady) else STATUS_FAILED
+        rejection = error if isinstance(error, PdfRejected) else None
+        return {
+            stage: _record(context, store, stage, key, status, str(error), versions[stage], rejection) for stage in stages
+        }
     seconds = round(time.perf_counter() - started, 3)
     outcomes = {stage: _store(context, store, stage, key, outputs[stage], versions[stage], seconds) for stage in stages}
     context.log.info(
