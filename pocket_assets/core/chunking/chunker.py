@@ -536,8 +536,8 @@ class _Locator:
         index = bisect.bisect_left(self.structure_starts, position)
         while index < len(self.structures) and position < end:
             heading = self.structures[index]
-            if heading.kind != "heading" or heading.start != position:
-                break
+            if heading.kind != "heading" or heading.start != position or heading.end > end:
+                break  # (a heading cut by the span's end is not one it opens with)
             filing = heading.start
             position = _skip_space(self.text, heading.end, end)
             index += 1
