@@ -205,10 +205,20 @@ class _Planner:
         return self._join_short(windows, budget, budget + slack)
 
     def _section_pieces(self, segment_start: int, segment_end: int) -> list[Span]:
+        """The segment cut where top sections open; a stretch shorter than `min_chars` is planned with the
+        section after it (the last one with the section before it), since it could not make a chunk alone."""
         starts = self.layout.section_starts
-        inside = starts[bisect.bisect_right(starts, segment_start) : bisect.bisect_left(starts, segment_end)]
-        bounds = [segment_start, *inside, segment_end]
+        bounds = [segment_start]
+        for start in starts[bisect.bisect_right(starts, segment_start) : bisect.bisect_left(starts, segment_end)]:
+            if self._visible_length(bounds[-1], start) >= self.min_chars:
+                bounds.append(start)
+        if len(bounds) > 1 and self._visible_length(bounds[-1], segment_end) < self.min_chars:
+            bounds.pop()
+        bounds.append(segment_end)
         return list(zip(bounds, bounds[1:]))
+
+    def _visible_length(self, start: int, end: int) -> int:
+        return len(self.text[start:end].strip())
 
     def _greedy(self, segment_start: int, segment_end: int, budget: int, overlap: int) -> list[Span]:
         """As many tokens as the budget allows per window, cut at the best break."""
