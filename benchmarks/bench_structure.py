@@ -6,8 +6,7 @@ vendored tokenizer and `ChunkPolicy()`):
 - corpus-regs (French regulations with truth files, `truth/*.truth.json`):
   heading recall and precision (text and page), level-aware recall (the heading's parent, the
   nearest heading above it of a lower level, is the truth's parent too), `article_num` accuracy per
-  child (the truth article in force at the child's first character, or at the last heading of the
-  chain of headings it opens with: "TITRE II" then "ARTICLE 6" is article 6), running header/footer leakage
+  child (the truth article in force at the child's first character), running header/footer leakage
   (children holding a line that is the running header or the footer pattern), truth tables found
   (a table block on the table's page whose header row matches the truth's) and ms/page.
 - corpus (LaTeX manuals): outline recall, outline entries of levels 1-2 found in the `section_path`
@@ -50,8 +49,6 @@ _WORD = re.compile(r"\w+")
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*")
 # What may stand around a leaked margin line in the Markdown: heading marks, an escape, a page number.
 _LINE_LEAD = r"^[#\s\\]*"
-# A Markdown heading line and the blank lines after it: the headings a chunk opens with.
-_LEADING_HEADING = re.compile(r"[ \t]*#{1,6}[ \t][^\n]*(?:\n\s*|$)")
 _LINE_TAIL = r"[\s\d/|–-]*$"
 
 
@@ -154,16 +151,6 @@ def article_offsets(articles: list[dict], pages: Sequence[PageRecord]) -> list[t
     return located
 
 
-def filing_offset(markdown: str) -> int:
-    """Where a chunk's article is read: the line of the last heading of the chain that opens it, else 0."""
-    offset = last_heading = 0
-    for match in _LEADING_HEADING.finditer(markdown):
-        if match.start() != offset:
-            break
-        last_heading, offset = offset, match.end()
-    return last_heading
-
-
 def article_in_force(located: list[tuple[int, str]], offset: int) -> str | None:
     number = None
     for start, num in located:
@@ -216,7 +203,7 @@ def score_regulation(pdf: Path, truth: dict, counter: TokenCounter) -> RegsScore
     located = article_offsets(truth["articles"], pages)
     wrong = []
     for child in children:
-        expected = article_in_force(located, child.char_start + filing_offset(child.text))
+        expected = article_in_force(located, child.char_start)
         if child.article_num != expected:
             wrong.append(f"p{child.page} want {expected} got {child.article_num}: {child.text[:50]!r}")
     patterns = margin_patterns(truth)

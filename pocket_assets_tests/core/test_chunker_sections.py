@@ -96,8 +96,9 @@ def test_a_child_opening_with_a_chain_of_headings_is_filed_under_the_innermost(c
     result = chunk(pages, counter)
     titre = opening(result, "## TITRE II OBJET")
     assert titre.section_path == ("TITRE II OBJET", "Article 5")
-    # Article 4 is in force at the child's first character; the child is article 5's (its 5.1 comes later).
-    assert titre.article_num == "5"
+    # article_num is the article in force at the child's first character (issue 15's rule), Article 4;
+    # the path and the context header are the chain's innermost heading's, Article 5.
+    assert titre.article_num == "4"
     assert "Article 4" not in titre.context and "Article 5" in titre.context
 
 
@@ -147,7 +148,8 @@ def test_several_sections_on_a_real_page_each_open_a_child(counter):
         paths = [child.section_path for child in result.children]
         assert [path[-1].split(" ")[0] for path in paths] == ["7.1", "7.2", "7.3", "7.4"]
         assert all(path[0] == "7 R Miscellanea" for path in paths)
-        assert [child.article_num for child in result.children] == ["7.1", "7.2", "7.3", "7.4"]
+        # The first child opens with "7 R Miscellanea": the numbered heading in force at its first character.
+        assert [child.article_num for child in result.children] == ["7", "7.2", "7.3", "7.4"]
         assert result.children[0].text.startswith("# 7 R Miscellanea\n\n## 7.1 How can I set components")
 
 

@@ -534,11 +534,12 @@ class _Locator:
         return _principal(self.page_shares(span))
 
     def filing_offset(self, span: Span) -> int:
-        """Where a span's section and article are read: the last heading of the chain that opens it, else its start.
+        """Where a span's section path (and its context header) are read: the last heading of the chain that opens it.
 
         A passage that opens with "7 R Miscellanea" and "7.1 How can I ..." (or "TITRE II" and
         "ARTICLE 6") is about 7.1 inside 7 (article 6), while at its first character the previous
-        section (article) is still in force.
+        section is still in force. The record's `article_num` is not read here: issue 15 defines it
+        as the article in force at the first character.
         """
         start, end = span
         filing = start
@@ -620,7 +621,7 @@ def _records(
             section=section.section,
             section_path=section.section_path,
             section_id=section.section_id,
-            article_num=sections.article_at(filing),
+            article_num=sections.article_at(start),  # issue 15: the article in force at the first character
             parent_id=parent,
             table_type=None,
             char_start=start,
