@@ -90,7 +90,7 @@ def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) ->
     assert metadata["questions"].value >= 20
     assert 0.6 <= metadata["bm25_hit@10"].value <= 1.0
     assert metadata["bm25_mrr"].value <= metadata["bm25_hit@10"].value
-    assert metadata["chunker_version"].value == "pocket-hier-v2"
+    assert metadata["chunker_version"].value == "pocket-hier-v3"
     assert metadata["context_header"].value == "title+section"
     assert metadata["passages"].value == sum(1 for _ in (paths.output_path / "chunks_fr.txt").open()) + sum(
         1 for _ in (paths.output_path / "chunks_intl.txt").open()
