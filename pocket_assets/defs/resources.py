@@ -24,7 +24,13 @@ from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
 from pocket_assets.core.records import CORPORA, parse_corpora
 from pocket_assets.runstate.storage import PartitionStore
 from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
-from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer, tokenizer_identity
+from pocket_assets.core.tokenizer import (
+    DEFAULT_TOKENIZER,
+    TOKENIZER_ENV,
+    TokenCounter,
+    load_tokenizer,
+    tokenizer_identity,
+)
 from pocket_assets.core.quality.expectations_process import (
     ExpectationsProcess,
     expectations_dir_from,
@@ -280,7 +286,7 @@ class SettingResources:
         """As the environment configures them; a run's launchpad config may override any field."""
         return cls(
             extraction=ExtractionResource(),
-            tokenizer=TokenizerResource(name=os.environ.get("POCKET_ASSETS_TOKENIZER", "gemma3")),
+            tokenizer=TokenizerResource(name=os.environ.get(TOKENIZER_ENV, DEFAULT_TOKENIZER)),
             chunk_policy=ChunkPolicyResource.from_policy(environment_policy()),
             summarizer=SummarizerResource(),
         )
