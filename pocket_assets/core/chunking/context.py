@@ -12,13 +12,20 @@ The title is the first of these that is meaningful:
    (`Microsoft Word - x.docx`), a file name or stem (`Report.PDF`,
    `R01_2025_26_Regles`, `imagemagick-lzw`: one word joined by `_` or `-`), a
    generic word (`Untitled`, `Document1`, `Titre`) or has no letters;
-2. the document's first heading;
+2. the document's first heading, when it reads as a title: not a labelled or
+   numbered part (`Article 1er`, `TITRE Ier DISPOSITIONS GÉNÉRALES`, `1 Introduction`:
+   regulations without a metadata title open on their first article or TITRE) and
+   not a single word (`Objet`, `Préambule`, `Sommaire` name a section, not the document);
 3. the file name made readable (`R01_2025_26_Regles_generales.pdf` ->
    `R01 2025 26 Regles generales`): underscores and hyphens become spaces, the
    extension goes. Accents are not restored: that takes a dictionary.
 
 A long section path is shortened from the middle (`A > … > D`): its top says
-which part of the document, its bottom what the chunk is about.
+which part of the document, its bottom what the chunk is about. `Art. N` follows
+the path only when the path's deepest heading is not itself an article or a
+numbered heading: a chunk that opens `ARTICLE 29` after the end of article 28 is
+filed under the first and cited as the second, and `ARTICLE 29 > Art. 28` would
+tell the model two different things.
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ from pathlib import PurePosixPath
 from typing import Sequence
 
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace
-from pocket_assets.core.chunking.sections import heading_title
+from pocket_assets.core.chunking.sections import article_number, heading_title
+from pocket_assets.core.extract.numbering import read_label
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import PageRecord, PdfIdentity
 from pocket_assets.core.tokenizer import TokenCounter
@@ -51,7 +59,7 @@ _GENERIC = re.compile(
 )
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 _WORD_SEPARATORS = re.compile(r"[_\-\s]+")
-_ARTICLE_IN_HEADING = re.compile(r"^(?:art(?:icle|\.)?\s*)?(\d+(?:\.\d+)*)\b", re.IGNORECASE)
+_LEADING_NUMBER = re.compile(r"^\d+(?:\.\d+)*\b")
 
 
 def meaningful_title(raw: str | None) -> str | None:
@@ -73,13 +81,19 @@ def readable_file_name(source: str) -> str:
 
 
 def first_heading(pages: Sequence[PageRecord]) -> str | None:
+    """The document's first heading with letters, if it reads as a title (see the module docstring)."""
     for page in pages:
         for block in sorted(page.blocks, key=lambda item: item.char_start):
             if block.kind == "heading":
                 title = clean_part(heading_title(page.text[block.char_start : block.char_end]))
                 if _LETTERS.search(title):
-                    return title
+                    return title if reads_as_title(title) else None
     return None
+
+
+def reads_as_title(heading: str) -> bool:
+    """Two words or more, and no part label or number in front (`Article 1er`, `TITRE II`, `3 Options`)."""
+    return len(_LETTERS.findall(heading)) >= 2 and read_label(heading) is None and not _LEADING_NUMBER.match(heading)
 
 
 def document_title(identity: PdfIdentity, pages: Sequence[PageRecord]) -> str:
@@ -130,7 +144,7 @@ class ContextHeaders:
         path = [part for part in (clean_part(item) for item in section_path) if part]
         if path and path[0].casefold() == self.title.casefold():
             path = path[1:]  # the first heading is often the title itself
-        article = [f"Art. {article_num}"] if article_num and not _names_article(path, article_num) else []
+        article = [f"Art. {article_num}"] if article_num and not (path and article_number(path[-1])) else []
         candidates = [PATH_SEPARATOR.join([self.title, *middle, *article]) for middle in _shortened(path)]
         counts = self.counter.count_batch(candidates)
         for candidate, count in zip(candidates, counts):
@@ -149,14 +163,6 @@ class ContextHeaders:
             else:
                 high = middle - 1
         return (" ".join(words[:low]).rstrip(" >,;:") + ELLIPSIS).strip()
-
-
-def _names_article(path: Sequence[str], article_num: str) -> bool:
-    """The deepest heading already says `Article 3.2` (or `3.2 ...`): no need to repeat it."""
-    if not path:
-        return False
-    match = _ARTICLE_IN_HEADING.match(path[-1])
-    return match is not None and match.group(1) == article_num
 
 
 def _shortened(path: list[str]) -> list[list[str]]:
