@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.chunking.context import (
     ContextHeaders,
+    document_name,
     document_title,
     meaningful_title,
     readable_file_name,
@@ -142,6 +143,29 @@ def test_a_regulation_without_metadata_title_is_named_by_its_title_heading_or_fi
 ) -> None:
     pages = tuple(extract_pages(REAL / fixture))
     assert document_title(with_title(identity_for(pages, key), None), pages) == title
+
+
+@pytest.mark.parametrize(
+    ("source", "title", "name"),
+    [
+        # The file name's words the title lacks follow it in brackets: a number, a year, an acronym.
+        (
+            "03_reglement-disciplinaire-type-2002.pdf",
+            "Règlement disciplinaire type des fédérations sportives agréées",
+            "Règlement disciplinaire type des fédérations sportives agréées (03 2002)",
+        ),
+        ("faq.pdf", "Foire aux questions", "Foire aux questions (faq)"),
+        ("R-data.pdf", "R Data Import/Export", "R Data Import/Export"),  # every word already said
+        ("f-array.pdf", "Une nouvelle écriture de array", "Une nouvelle écriture de array"),  # "f" is too short
+        ("R01_2025_26_Regles_generales.pdf", "Microsoft Word - R01.docx", "R01 2025 26 Regles generales"),
+        ("Reglement_Regles_2025.pdf", "Règles du jeu", "Règles du jeu (Reglement 2025)"),  # accents and case folded
+    ],
+)
+def test_the_document_is_named_by_its_title_and_the_file_name_words_it_lacks(
+    source: str, title: str, name: str
+) -> None:
+    identity = PdfIdentity(f"fr/{source}", "fr", source, "0" * 64, 0, 1, metadata={"title": title})
+    assert document_name(identity, ()) == name
 
 
 # --- the header -----------------------------------------------------------------------------
