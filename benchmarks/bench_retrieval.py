@@ -141,7 +141,8 @@ def run(
             for report in evaluate(out_dir, questions, dense):
                 for warning in report.warnings if report.method == "bm25" else ():
                     print(f"  warning ({gold_set.name}, {setting}): {warning}", file=sys.stderr)
-                for corpus, metrics in sorted(report.corpus_metrics.items()):
+                per_corpus = sorted(report.corpus_metrics.items())
+                for corpus, metrics in per_corpus + ([("all", report.metrics)] if len(per_corpus) > 1 else []):
                     rows.append(
                         {
                             "gold": gold_set.name,
@@ -162,7 +163,7 @@ def print_table(rows: list[dict]) -> None:
     print("|" + "---|" * (header.count("|") - 1))
     methods = list(dict.fromkeys(row["method"] for row in rows))
     golds = list(dict.fromkeys(row["gold"] for row in rows))
-    for row in sorted(rows, key=lambda row: (golds.index(row["gold"]), methods.index(row["method"]), row["corpus"])):
+    for row in sorted(rows, key=lambda row: (golds.index(row["gold"]), methods.index(row["method"]))):
         values = " | ".join(f"{row[name]:.3f}" for name in METRICS)
         print(f"| {row['gold']} | {row['corpus']} | {row['method']} | {row['setting']} | {row['questions']} | {values} |")
     failed = sorted({key for row in rows for key in row["pdfs_failed"]})
