@@ -192,7 +192,9 @@ def test_an_article_the_deepest_heading_names_is_not_repeated(counter: TokenCoun
 
 def test_a_path_ending_in_another_article_does_not_contradict_it(counter: TokenCounter) -> None:
     # A chunk that opens ARTICLE 29 after the end of article 28 is filed under 29 and cited as 28.
-    assert headers(counter).header(("TITRE VI ADHÉSION", "ARTICLE 29"), "28") == "Règles générales > TITRE VI ADHÉSION > ARTICLE 29"
+    assert headers(counter).header(("TITRE VI ADHÉSION", "ARTICLE 29"), "28") == (
+        "Règles générales > TITRE VI ADHÉSION > ARTICLE 29"
+    )
     assert headers(counter).header(("1 Notions de base", "1.7 Fontes et codages"), "1.6") == (
         "Règles générales > 1 Notions de base > 1.7 Fontes et codages"
     )
