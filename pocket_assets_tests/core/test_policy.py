@@ -9,12 +9,12 @@ def test_policy_hash_is_stable_and_sensitive_to_every_field() -> None:
     policy = ChunkPolicy()
     assert policy.policy_hash == ChunkPolicy().policy_hash
     assert len(policy.policy_hash) == 16
-    assert policy.code_version == f"pocket-hier-v2+{policy.policy_hash}"
+    assert policy.code_version == f"pocket-hier-v3+{policy.policy_hash}"
     changed = {
         dataclasses.replace(policy, child_tokens=400).policy_hash,
         dataclasses.replace(policy, page_mode="span").policy_hash,
         dataclasses.replace(policy, tokenizer="other").policy_hash,
-        dataclasses.replace(policy, chunker_version="pocket-hier-v3").policy_hash,
+        dataclasses.replace(policy, chunker_version="pocket-hier-v2").policy_hash,
         dataclasses.replace(policy, context_header="none").policy_hash,
         dataclasses.replace(policy, context_header="title").policy_hash,
         dataclasses.replace(policy, context_max_tokens=24).policy_hash,

@@ -91,7 +91,8 @@ def chunk_document(
     headers = ContextHeaders.for_document(identity, pages, policy, counter)
 
     def context_of(span: Span) -> str:
-        return headers.header(sections.section_for(*span).section_path, sections.article_at(span[0]))
+        filing = locator.filing_offset(span)
+        return headers.header(sections.section_at(filing).section_path, sections.article_at(filing))
 
     embedded_tokens: dict[Span, int] = {}  # the last count of each planned child span wins
 
@@ -142,6 +143,7 @@ def chunk_document(
         policy.child_overlap,
         child_excess,
         slack=text_room - child_budget,
+        by_section=True,
     )
     parents, children = _records(
         identity, policy, layout, locator, sections, parent_windows, child_plan, context_of, embedded_tokens
@@ -167,7 +169,8 @@ def table_header_for(chunk: ChunkRecord, pages: Sequence[PageRecord]) -> str:
 
 
 class _Planner:
-    """Greedy windows over one span: as many tokens as the budget allows, cut at the best break.
+    """Greedy windows over one span: as many tokens as the budget allows, cut at the best break
+    (children also start at every top section: `windows(by_section=True)`).
 
     No window is shorter than `min_chars` when its span is not: a short one joins a neighbour
     (`joined` keeps the windows that took one in, which may pass the budget by the `slack` given).
@@ -188,7 +191,37 @@ class _Planner:
         """Tokens overlapping [start, end): an upper bound of what the slice encodes to, give or take a merge."""
         return max(0, bisect.bisect_left(self.starts, end) - bisect.bisect_right(self.ends, start))
 
-    def windows(self, segment_start: int, segment_end: int, budget: int, overlap: int, slack: int = 0) -> list[Span]:
+    def windows(
+        self, segment_start: int, segment_end: int, budget: int, overlap: int, slack: int = 0, by_section: bool = False
+    ) -> list[Span]:
+        """Windows over the segment; `by_section`: a window also starts where each top section opens in it.
+
+        A reader expects a new chapter or section to start a new passage, and a passage filed
+        under one section is found by that section's title. A section too short to make a
+        chunk alone still joins a neighbour (`_join_short`).
+        """
+        pieces = self._section_pieces(segment_start, segment_end) if by_section else [(segment_start, segment_end)]
+        windows = [window for start, end in pieces for window in self._greedy(start, end, budget, overlap)]
+        return self._join_short(windows, budget, budget + slack)
+
+    def _section_pieces(self, segment_start: int, segment_end: int) -> list[Span]:
+        """The segment cut where top sections open; a stretch shorter than `min_chars` is planned with the
+        section after it (the last one with the section before it), since it could not make a chunk alone."""
+        starts = self.layout.section_starts
+        bounds = [segment_start]
+        for start in starts[bisect.bisect_right(starts, segment_start) : bisect.bisect_left(starts, segment_end)]:
+            if self._visible_length(bounds[-1], start) >= self.min_chars:
+                bounds.append(start)
+        if len(bounds) > 1 and self._visible_length(bounds[-1], segment_end) < self.min_chars:
+            bounds.pop()
+        bounds.append(segment_end)
+        return list(zip(bounds, bounds[1:]))
+
+    def _visible_length(self, start: int, end: int) -> int:
+        return len(self.text[start:end].strip())
+
+    def _greedy(self, segment_start: int, segment_end: int, budget: int, overlap: int) -> list[Span]:
+        """As many tokens as the budget allows per window, cut at the best break."""
         text = self.text
         start = _skip_space(text, segment_start, segment_end)
         segment_end = _trim_end(text, start, segment_end)
@@ -218,7 +251,7 @@ class _Planner:
             if overlap and strength < Boundary.HEADING:
                 next_start = self._overlap_start(start, end, first, overlap, budget) or cut
             start = _skip_space(text, next_start, segment_end)
-        return self._join_short(windows, budget, budget + slack)
+        return windows
 
     def _join_short(self, windows: list[Span], budget: int, limit: int) -> list[Span]:
         """Windows shorter than `min_chars` join the previous window (the next first if led by a heading),
@@ -394,6 +427,7 @@ def _plan_within_limits(
     overlap: int,
     measure: Callable[[list[Span]], tuple[list[int], list[int]]],
     slack: int = 0,
+    by_section: bool = False,
 ) -> list[list[tuple[Span, int]]]:
     """Plan every segment, count the results in one batch, re-plan only the segments that overflowed.
 
@@ -406,7 +440,7 @@ def _plan_within_limits(
         if not pending:
             return plans
         planned = {
-            index: planner.windows(*segments[index], budgets[index] - _SLICE_MARGIN, overlap, slack)
+            index: planner.windows(*segments[index], budgets[index] - _SLICE_MARGIN, overlap, slack, by_section)
             for index in pending
         }
         flat = [span for index in pending for span in planned[index]]
@@ -478,7 +512,7 @@ class _Locator:
     def __init__(self, layout: DocumentLayout, pages: Sequence[PageRecord]) -> None:
         self.pages = [page for page in pages if page.text]
         self.page_starts = [page.char_start for page in self.pages]
-        text = layout.text
+        self.text = text = layout.text
         self.newlines = [match.start() for match in _NEWLINE.finditer(text)]
         self.structures = layout.structures
         self.structure_starts = [structure.start for structure in layout.structures]
@@ -498,6 +532,27 @@ class _Locator:
 
     def principal_page(self, span: Span) -> int:
         return _principal(self.page_shares(span))
+
+    def filing_offset(self, span: Span) -> int:
+        """Where a span's section path (and its context header) are read: the last heading of the chain that opens it.
+
+        A passage that opens with "7 R Miscellanea" and "7.1 How can I ..." (or "TITRE II" and
+        "ARTICLE 6") is about 7.1 inside 7 (article 6), while at its first character the previous
+        section is still in force. The record's `article_num` is not read here: issue 15 defines it
+        as the article in force at the first character.
+        """
+        start, end = span
+        filing = start
+        position = _skip_space(self.text, start, end)
+        index = bisect.bisect_left(self.structure_starts, position)
+        while index < len(self.structures) and position < end:
+            heading = self.structures[index]
+            if heading.kind != "heading" or heading.start != position or heading.end > end:
+                break  # (a heading cut by the span's end is not one it opens with)
+            filing = heading.start
+            position = _skip_space(self.text, heading.end, end)
+            index += 1
+        return filing
 
     def line(self, offset: int) -> int:
         return bisect.bisect_left(self.newlines, offset) + 1
@@ -546,7 +601,8 @@ def _records(
         text = layout.text[start:end]
         shares = locator.page_shares(spans[index])
         page = _principal(shares)
-        section = sections.section_for(start, end)
+        filing = locator.filing_offset(spans[index])
+        section = sections.section_at(filing)
         block_key = section.section_id or f"p{page:03d}"
         block = block_counters[block_key]
         block_counters[block_key] += 1
@@ -565,7 +621,7 @@ def _records(
             section=section.section,
             section_path=section.section_path,
             section_id=section.section_id,
-            article_num=sections.article_at(start),
+            article_num=sections.article_at(start),  # issue 15: the article in force at the first character
             parent_id=parent,
             table_type=None,
             char_start=start,

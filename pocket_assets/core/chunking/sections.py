@@ -15,13 +15,12 @@ from typing import Sequence
 
 from pocket_assets.core.chunking.embed_text import fold_whitespace
 from pocket_assets.core.extract.numbering import opens_annex, read_label
-from pocket_assets.core.records import PageRecord
+from pocket_assets.core.records import Block, PageRecord
 
 # A heading that opens with a bare number ("3 Options"): a manual's chapter, an article for citations.
 _HEADING_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\b")
 # A numbered paragraph: a line that opens with a dotted number ("4.1 Chaque coup ...", "6.4. Le joueur").
 _NUMBERED_LINE = re.compile(r"^[ \t\\]*(?:Article\s+)?(\d+(?:\.\d+)+)\.?(?=[ \t\n])", re.MULTILINE)
-OPENING_LEVEL = 2  # chapters and sections: a chunk they open inside is filed under them
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*")
 
 
@@ -37,7 +36,6 @@ class SectionInfo:
 @dataclass(frozen=True)
 class SectionIndex:
     heading_starts: tuple[int, ...]
-    heading_levels: tuple[int, ...]
     infos: tuple[SectionInfo, ...]
     article_starts: tuple[int, ...]
     article_numbers: tuple[str | None, ...]  # None from an annex on: it holds no article
@@ -45,21 +43,6 @@ class SectionIndex:
     def section_at(self, offset: int) -> SectionInfo:
         index = bisect.bisect_right(self.heading_starts, offset) - 1
         return self.infos[index] if index >= 0 else SectionInfo()
-
-    def section_for(self, start: int, end: int) -> SectionInfo:
-        """The section a chunk is filed under: the last chapter or section (level 1-2) opening inside it, else
-        the one it starts in.
-
-        A chunk that runs from the end of one section into the opening of the next holds
-        the new section's title and first lines: that is what a reader finds in it, and
-        what the chunk must be found by; a deeper heading inside it leaves it where it starts.
-        """
-        first = bisect.bisect_right(self.heading_starts, start)
-        last = bisect.bisect_left(self.heading_starts, end) - 1
-        for index in range(last, first - 1, -1):
-            if self.heading_levels[index] <= OPENING_LEVEL:
-                return self.infos[index]
-        return self.section_at(start)
 
     def article_at(self, offset: int) -> str | None:
         """The article in force at `offset`: the last article heading or numbered paragraph starting at or before it.
@@ -73,6 +56,11 @@ class SectionIndex:
         return self.article_numbers[in_force] if in_force >= 0 else None
 
 
+def heading_level(block: Block) -> int:
+    """A heading block's level, 1-6 (a heading given no valid level counts as a top one)."""
+    return block.level if 1 <= block.level <= 6 else 1
+
+
 def heading_title(raw: str) -> str:
     return fold_whitespace(_HEADING_MARKS.sub("", raw))
 
@@ -84,7 +72,6 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
     heading, so a document that starts at h2 still numbers from 1.
     """
     heading_starts: list[int] = []
-    heading_levels: list[int] = []
     infos: list[SectionInfo] = []
     markers: dict[int, str | None] = {}
     heading_spans: list[tuple[int, int]] = []
@@ -97,7 +84,7 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
             title = heading_title(page.text[block.char_start : block.char_end])
             if not title:
                 continue
-            level = block.level if 1 <= block.level <= 6 else 1
+            level = heading_level(block)
             while stack and stack[-1][0] >= level:
                 stack.pop()
                 child_counts.pop()
@@ -107,7 +94,6 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
             start = page.char_start + block.char_start
             heading_spans.append((start, page.char_start + block.char_end))
             heading_starts.append(start)
-            heading_levels.append(level)
             path = tuple(entry[1] for entry in stack)
             section = next((entry[1] for entry in reversed(stack) if entry[0] <= 2), None)
             infos.append(SectionInfo(path, section, ".".join(str(entry[2]) for entry in stack)))
@@ -123,7 +109,6 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
     ordered = sorted(markers.items())
     return SectionIndex(
         heading_starts=tuple(heading_starts),
-        heading_levels=tuple(heading_levels),
         infos=tuple(infos),
         article_starts=tuple(offset for offset, _ in ordered),
         article_numbers=tuple(number for _, number in ordered),

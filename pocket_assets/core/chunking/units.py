@@ -8,15 +8,22 @@ the offset of the first character of the unit that would start the next chunk
 Tables, fenced code and display equations are atomic spans: the only breaks
 inside them are row (line) breaks, tagged with the span, which the chunker uses
 only when the whole span does not fit its budget.
+
+A heading of the document's top levels (its chapters and sections, see
+`top_heading_level`) is more than a strong break: a reader expects a new
+section to start a new passage, so the layout lists where such sections open
+(`section_starts`) and the chunker starts a child at each one.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Iterator, Sequence
 
+from pocket_assets.core.chunking.sections import heading_level
 from pocket_assets.core.document import canonical_text
 from pocket_assets.core.records import Block, PageRecord
 
@@ -65,6 +72,8 @@ class DocumentLayout:
     break_atomic: tuple[int, ...]  # index into `atomics` for row breaks inside one, else -1
     atomics: tuple[AtomicSpan, ...]
     structures: tuple[StructureSpan, ...]  # every block, sorted by start
+    # Heading breaks where a section of the top levels opens (a chain of headings opens at its first).
+    section_starts: tuple[int, ...] = ()
 
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
@@ -85,6 +94,7 @@ def layout_document(pages: Sequence[PageRecord]) -> DocumentLayout:
     breaks: dict[int, tuple[int, int]] = {}
     atomics: list[AtomicSpan] = []
     structures: list[StructureSpan] = []
+    heading_breaks: list[tuple[int, int]] = []  # (position, level) of the headings that open a chain
     after_heading = False
     for page in pages:
         for block in _regions(page):
@@ -96,6 +106,8 @@ def layout_document(pages: Sequence[PageRecord]) -> DocumentLayout:
             if not after_heading:  # a heading never ends a chunk: no break right after one
                 strength = Boundary.HEADING if block.kind == "heading" else Boundary.PARAGRAPH
                 _add(breaks, start, strength, -1)
+                if block.kind == "heading":
+                    heading_breaks.append((start, heading_level(block)))
             after_heading = block.kind == "heading"
             if block.kind in ATOMIC_KINDS:
                 atomic_index = len(atomics)
@@ -106,6 +118,7 @@ def layout_document(pages: Sequence[PageRecord]) -> DocumentLayout:
             elif block.kind != "heading":
                 _add_inner_breaks(breaks, text, start, end)
     positions = sorted(breaks)
+    top_level = top_heading_level([level for _, level in heading_breaks])
     return DocumentLayout(
         text=text,
         break_positions=tuple(positions),
@@ -113,7 +126,22 @@ def layout_document(pages: Sequence[PageRecord]) -> DocumentLayout:
         break_atomic=tuple(breaks[position][1] for position in positions),
         atomics=tuple(atomics),
         structures=tuple(structures),
+        section_starts=tuple(position for position, level in heading_breaks if level <= top_level),
     )
+
+
+def top_heading_level(levels: Sequence[int]) -> int:
+    """The deepest level that still opens a top section: the second level, from the top, used at least twice.
+
+    Chapters and sections are the two top levels a reader sees; a level used once above them
+    (a document title set larger than the chapters) does not push the sections out. With fewer
+    recurring levels, every heading down to the deepest recurring one (else any heading) opens one.
+    """
+    counts = Counter(levels)
+    recurring = sorted(level for level, count in counts.items() if count >= 2)
+    if recurring:
+        return recurring[:2][-1]
+    return max(counts, default=0)
 
 
 def _regions(page: PageRecord) -> Iterator[Block]:
