@@ -198,6 +198,10 @@ def test_a_path_ending_in_another_article_does_not_contradict_it(counter: TokenC
     assert headers(counter).header(("1 Notions de base", "1.7 Fontes et codages"), "1.6") == (
         "Règles générales > 1 Notions de base > 1.7 Fontes et codages"
     )
+    # A path that names the article higher up does not repeat it.
+    assert headers(counter).header(("4 The preamble", "4.1 The character class", "\\@testpach"), "4.1") == (
+        "Règles générales > 4 The preamble > 4.1 The character class > \\@testpach"
+    )
     # A path that names no article keeps the article in force.
     assert headers(counter).header(("TITRE II", "Chapitre 3 Forfaits"), "12") == (
         "Règles générales > TITRE II > Chapitre 3 Forfaits > Art. 12"

@@ -32,8 +32,10 @@ alone in front of each chunk raised BM25 hit@5 from 0.674 / 0.702 to 0.696 / 0.7
 A long section path is shortened from the middle (`A > … > D`): its top says
 which part of the document, its bottom what the chunk is about. `Art. N` follows
 the path only when the path's deepest heading is not itself an article or a
-numbered heading: a chunk that opens `ARTICLE 29` after the end of article 28 is
-filed under the first and cited as the second, and `ARTICLE 29 > Art. 28` would
+numbered heading, and no heading of the path is numbered N already (`4.1 The
+character class > \\@testpach > Art. 4.1` would say 4.1 twice): a chunk that
+opens `ARTICLE 29` after the end of article 28 is filed under the first and
+cited as the second, and `ARTICLE 29 > Art. 28` would
 tell the model two different things.
 """
 
@@ -166,8 +168,9 @@ class ContextHeaders:
         path = [part for part in (clean_part(item) for item in section_path) if part]
         if path and path[0].casefold() == self.title.casefold():
             path = path[1:]  # the first heading is often the title itself
-        article = [f"Art. {article_num}"] if article_num and not (path and article_number(path[-1])) else []
-        candidates = [PATH_SEPARATOR.join([self.title, *middle, *article]) for middle in _shortened(path)]
+        candidates = [
+            PATH_SEPARATOR.join([self.title, *shown, *_article_part(shown, article_num)]) for shown in _shortened(path)
+        ]
         counts = self.counter.count_batch(candidates)
         for candidate, count in zip(candidates, counts):
             if count <= self.max_tokens:
@@ -185,6 +188,13 @@ class ContextHeaders:
             else:
                 high = middle - 1
         return (" ".join(words[:low]).rstrip(" >,;:") + ELLIPSIS).strip()
+
+
+def _article_part(shown: list[str], article_num: str | None) -> list[str]:
+    """`Art. N`, unless the shown path ends in a numbered heading or already names N."""
+    if not article_num or (shown and article_number(shown[-1])):
+        return []
+    return [] if article_num in {article_number(part) for part in shown} else [f"Art. {article_num}"]
 
 
 def _shortened(path: list[str]) -> list[list[str]]:
