@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import gzip
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ import blake3
 from tokenizers import Encoding, Tokenizer
 
 from pocket_assets.core.errors import TokenizerError
+from pocket_assets.core.memory import return_freed_memory
 
 DEFAULT_TOKENIZER = "gemma3"
 TOKENIZER_ENV = "POCKET_ASSETS_TOKENIZER"  # read by the Dagster layer and the CLI, never here
@@ -51,7 +51,7 @@ def load_tokenizer(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
         tokenizer = _from_json_bytes(gzip.decompress(data), spec)
     else:
         tokenizer = _parse(tokenizer_file(spec))
-    _return_freed_memory()
+    return_freed_memory()  # the JSON parser's freed heap (~400 MiB resident otherwise; the tokenizer holds ~115)
     return TokenCounter(spec, tokenizer)
 
 
@@ -63,19 +63,6 @@ def _from_json_bytes(raw: bytes, source: object) -> Tokenizer:
         return Tokenizer.from_buffer(raw)
     except Exception as error:  # tokenizers raises a bare Exception on malformed JSON
         raise TokenizerError(f"{source}: not a Hugging Face tokenizer.json ({error})") from None
-
-
-def _return_freed_memory() -> None:
-    """Hand the parser's freed heap back to the system (glibc keeps it otherwise).
-
-    Loading Gemma 3 leaves ~400 MiB resident of which the tokenizer holds ~115 MiB; the rest is
-    freed JSON parse structures that glibc's allocator keeps mapped. `malloc_trim` returns them.
-    A no-op where there is no glibc.
-    """
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 def tokenizer_identity(spec: str) -> str:

@@ -33,6 +33,7 @@ from dagster import ConfigurableResource
 from pydantic import Field
 
 from pocket_assets.core.errors import PdfError
+from pocket_assets.core.memory import return_freed_memory
 
 Output = TypeVar("Output")
 Made = TypeVar("Made")
@@ -183,6 +184,8 @@ def _build_in_worker(key: str) -> object:
         return _BUILD(key)
     except Exception as error:
         return _Raised(type(error), error.args, dict(vars(error)), traceback.format_exc())
+    finally:
+        return_freed_memory()  # a big PDF's freed pages would stay private to this worker for the rest of the step
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ from dagster import (
 from dagster._core.events import AssetMaterializationPlannedData, DagsterEvent, DagsterEventType
 from dagster._core.execution.context.metadata_logging import AssetMetadataHandle, OutputMetadataAccumulator
 
+from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.defs.pdf_errors import PER_PDF_ERRORS, PdfRejected
 from pocket_assets.defs.pdf_workers import build_in_workers
 from pocket_assets.runstate.stages import Stage, stage_named
@@ -131,6 +132,7 @@ def run_per_pdf_stages(
         progress = f"[{index}/{len(keys)}]"
         for stage, outcome in _build_one(context, store, stages, key, built, versions, progress).items():
             outcomes[stage].append(outcome)
+        return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
     for stage in stages:
         add_partition_metadata(context, stage, outcomes[stage])
         context.log.info(run_totals(stage.name, outcomes[stage]))

@@ -269,6 +269,25 @@ def test_slice_counts_equal_a_full_re_encoding_on_the_sample_pdfs(key, counter):
     assert slices.count_texts(embedded) == counter.count_batch(embedded)
 
 
+def test_a_bounded_piece_cache_gives_the_counts_and_chunks_of_an_unbounded_one(counter):
+    """One `PieceTokens` shared by a run's documents starts afresh past its capacity: the chunks
+    of every document are those made with a cache that keeps everything, and it holds at most
+    its capacity plus one `learn` call's strings."""
+    documents = [extract_pages(RAW / key) for key in SAMPLES]
+    unbounded, bounded = PieceTokens(counter, capacity=10**9), PieceTokens(counter, capacity=300)
+    for pages in documents:
+        expected = chunk_document(identity_for(pages), pages, SMALL, counter, unbounded)
+        assert chunk_document(identity_for(pages), pages, SMALL, counter, bounded) == expected
+        assert len(bounded.counts) < len(unbounded.counts)
+    text = canonical_text(documents[0])
+    spans = [(start, start + 300) for start in range(0, len(text) - 300, 97)]
+    counted = SliceCounter(text, documents[0], bounded).count_slices(spans)
+    assert counted == counter.count_batch([text[start:end] for start, end in spans])
+    asked = set(piece for start, end in spans for piece in (text[start : start + 40], text[end - 40 : end]))
+    bounded.learn(asked)
+    assert asked <= bounded.counts.keys() and len(bounded.counts) <= 300 + len(asked)
+
+
 def test_overlap_never_creeps_toward_an_atomic_block_too_big_to_share_a_window(counter):
     """A paragraph then a code block that fits a child only alone: the child after the paragraph
     starts at the code block, instead of overlap windows each one word shorter (seen on frenchb.pdf)."""

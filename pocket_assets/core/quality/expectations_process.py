@@ -31,6 +31,7 @@ import traceback
 from pathlib import Path
 from typing import Any, BinaryIO, Mapping
 
+from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.quality.validation import Columns, GateReport, GateResult
 
 _READY = "ready"
@@ -162,6 +163,7 @@ def serve(expectations_dir: Path, requests: BinaryIO, answers: BinaryIO) -> None
             _send(answers, _OK, handlers[request](*arguments))
         except Exception:
             _send(answers, _ERROR, traceback.format_exc())
+        return_freed_memory()  # a batch's frames are freed: the process stays the size of GE and its suites
 
 
 def _send(answers: BinaryIO, status: str, value: Any) -> None:
