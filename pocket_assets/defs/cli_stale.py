@@ -31,5 +31,5 @@ def build_stale(select: Sequence[str], raw_dir: str | None, output_dir: str | No
     if not stale:
         print(f"nothing stale in {paths.raw_path}")
         return 0
-    preload_for_build(select)
+    preload_for_build(select, len(stale))
     return run_build(pdfs=stale, select=select, raw_dir=raw_dir, output_dir=output_dir)

@@ -36,8 +36,10 @@ from pocket_assets.core.quality.expectations_process import (
     expectations_dir_from,
     expectations_process,
     prestart,
+    starts_early,
 )
 from pocket_assets.core.quality.validation import load_chunk_schema
+from pocket_assets.defs.partition_ranges import pdfs_in_run
 from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, SUMMARIZER, Setting, Stage, stage_versions
 
 
@@ -204,14 +206,21 @@ class GatesResource(ConfigurableResource):
 
     Set up when a process is about to run a step that validates (Dagster initialises a
     resource only for the steps it runs): it starts the Great Expectations process then, so
-    that its seconds of imports overlap the extraction and chunking steps of the run.
+    that its seconds of imports overlap the extraction and chunking steps of the run, unless
+    the run builds many PDFs (`starts_early`).
     """
 
     def setup_for_execution(self, context: InitResourceContext) -> None:
         paths = context.all_resource_defs.get("paths")
         if not isinstance(paths, CorpusPaths):
             return
-        run_config = context.dagster_run.run_config if context.dagster_run is not None else {}
+        from pocket_assets.defs.partitions import pdf_partitions  # it imports this module
+
+        run = context.dagster_run
+        pdf_count = pdfs_in_run(run.tags, lambda: context.instance.get_dynamic_partitions(pdf_partitions.name)) if run else None
+        if pdf_count is not None and not starts_early(pdf_count):
+            return  # a long run: started by its first request (`starts_early`)
+        run_config = run.run_config if run is not None else {}
         configured = run_config.get("resources", {}).get("paths", {}).get("config", {}).get("expectations_dir")
         prestart(Path(configured or paths.expectations_dir))
 

@@ -4,8 +4,12 @@ from pathlib import Path
 
 import pytest
 from dagster import DagsterInstance
+from dagster._core.storage.tags import PARTITION_NAME_TAG
 
-from pocket_assets.cli import main
+from pocket_assets.cli import main, preload_for_build
+from pocket_assets.core.quality import expectations_process
+from pocket_assets.core.quality.expectations_process import EARLY_START_MAX_PDFS
+from pocket_assets.defs.partition_ranges import pdfs_in_run, range_tags
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets_tests.pdf_factory import random_bytes_pdf, small_corpus
 
@@ -51,3 +55,22 @@ def test_a_tokenizer_that_does_not_load_fails_in_the_run_not_before_it(
     captured = capsys.readouterr()
     assert "FAILED for fr/reglement.pdf .. intl/rules.pdf" in captured.out, "the run was made, and failed"
     assert "broken-tokenizer.json: not a Hugging Face tokenizer.json" in captured.err, "the step says why"
+
+
+@pytest.mark.parametrize(("pdf_count", "started"), [(1, True), (EARLY_START_MAX_PDFS, True), (EARLY_START_MAX_PDFS + 1, False)])
+def test_great_expectations_starts_before_the_run_only_for_a_short_build(
+    pdf_count: int, started: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long build starts GE when it validates: its ~200 MiB would otherwise sit beside extraction and chunking."""
+    prestarted: list[Path] = []
+    monkeypatch.setattr(expectations_process, "prestart", prestarted.append)
+    preload_for_build([], pdf_count)
+    assert bool(prestarted) is started
+
+
+def test_the_pdfs_a_run_builds_are_read_from_its_partition_tags() -> None:
+    ordered = ["a.pdf", "b.pdf", "c.pdf", "d.pdf"]
+    assert pdfs_in_run(range_tags("b.pdf", "d.pdf"), lambda: ordered) == 3
+    assert pdfs_in_run({PARTITION_NAME_TAG: "c.pdf"}, lambda: ordered) == 1
+    assert pdfs_in_run({}, lambda: ordered) is None
+    assert pdfs_in_run(range_tags("b.pdf", "gone.pdf"), lambda: ordered) is None

@@ -113,6 +113,18 @@ _PROCESSES: dict[Path, ExpectationsProcess] = {}
 _LOCK = threading.Lock()
 
 
+# A run of at most this many PDFs starts the process at its start, so that GE's seconds of loading
+# overlap the run's extraction and chunking (the one-PDF build's critical path). A longer run starts
+# it at its first request: the wait is a few percent of such a run, while the process's ~200 MiB held
+# beside the extraction and chunking workers would set the build's memory peak.
+EARLY_START_MAX_PDFS = 8
+
+
+def starts_early(pdf_count: int) -> bool:
+    """Whether a run building `pdf_count` PDFs starts the process before it needs it."""
+    return pdf_count <= EARLY_START_MAX_PDFS
+
+
 def prestart(expectations_dir: Path) -> ExpectationsProcess:
     """The process for this folder, started now if it is not running yet (returns at once)."""
     folder = expectations_dir.resolve()
