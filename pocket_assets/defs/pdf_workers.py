@@ -110,22 +110,6 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
         _BUILD = None
 
 
-class BuiltAhead:
-    """`build` run ahead on every core; `ahead(key)`, called with the keys in the order given, returns
-    that PDF's output or raises its error. For a stage whose per-PDF work is pure but whose
-    `build` keeps something in the step's process (the gates' reports for the checks)."""
-
-    def __init__(self, build: Build, keys: Sequence[str], workers: int) -> None:
-        self._results = build_in_workers(build, keys, workers)
-        self._ready: dict[str, Build] = {}
-
-    def __call__(self, key: str) -> object:
-        while key not in self._ready:
-            made_key, built = next(self._results)
-            self._ready[made_key] = built
-        return self._ready.pop(key)(key)
-
-
 class CompletedInBatches(Generic[Made, Completed]):
     """`made(key)` for the keys in the order given, completed a batch at a time: `complete` takes the
     outputs of several PDFs at once (one Great Expectations validation for many PDFs). A batch

@@ -8,7 +8,6 @@ import pytest
 
 from pocket_assets.core.errors import PdfError
 from pocket_assets.defs.pdf_workers import (
-    BuiltAhead,
     CompletedInBatches,
     WorkerDied,
     build_in_workers,
@@ -47,11 +46,6 @@ def test_outputs_come_in_key_order_from_other_processes_and_failures_stay_with_t
 def test_one_worker_builds_in_the_calling_process() -> None:
     results = [built(key) for key, built in build_in_workers(_build, KEYS[:3], workers=1)]
     assert results == [(key, os.getpid()) for key in KEYS[:3]]
-
-
-def test_built_ahead_answers_each_key_in_turn() -> None:
-    ahead = BuiltAhead(lambda key: key.upper(), KEYS, workers=2)
-    assert [ahead(key) for key in KEYS] == [key.upper() for key in KEYS]
 
 
 def test_completed_in_batches_of_bounded_weight_and_a_failed_pdf_raises_at_its_turn() -> None:

@@ -41,7 +41,7 @@ from pocket_assets.core.records import ChunkRecord, PageRecord, chunk_from_dict,
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_asset, pdf_partitions
 from pocket_assets.defs.pdf_errors import GateFailed
-from pocket_assets.defs.pdf_workers import BuiltAhead, CompletedInBatches, WorkersResource
+from pocket_assets.defs.pdf_workers import CompletedInBatches
 from pocket_assets.defs.per_pdf import Outcome, StageOutput, run_per_pdf
 from pocket_assets.defs.resources import (
     ChunkPolicyResource,
@@ -98,7 +98,6 @@ def validated_chunks(
     chunk_policy: ChunkPolicyResource,
     summarizer: SummarizerResource,
     gates: GatesResource,
-    workers: WorkersResource,
 ) -> Iterator[MaterializeResult]:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer)
@@ -117,11 +116,10 @@ def validated_chunks(
         suite = expectations.partition_suite(columns, policy.parent_tokens, policy.max_tokens)
         return {key: (chunks, pages, with_expectations(report, suite[key])) for key, (chunks, pages, report) in judged.items()}
 
-    # Schema and coverage run on every core, where the stage files are read (once per PDF: the records
-    # come back with the verdict); the suite runs in the Great Expectations process, once per batch.
-    verdicts = CompletedInBatches(
-        BuiltAhead(judge, keys, workers.count()), keys, with_suite, lambda judged: len(judged[0]), SUITE_BATCH_CHUNKS
-    )
+    # Schema and coverage run in this process (~5 % of a build's CPU): forked workers here would sit beside
+    # the Great Expectations process, at the build's memory peak (~110 MiB more on 187 PDFs, issue 18).
+    # The suite runs in the Great Expectations process, once per batch.
+    verdicts = CompletedInBatches(judge, keys, with_suite, lambda judged: len(judged[0]), SUITE_BATCH_CHUNKS)
 
     def build(key: str) -> StageOutput:
         chunks, page_records, report = verdicts(key)
