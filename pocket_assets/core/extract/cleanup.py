@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from pocket_assets.core.extract.numbering import DECIMAL, read_label
@@ -192,7 +192,7 @@ def running_in_slots(
     lines: Sequence[MarginLine],
     page_count: int,
     running: frozenset[str],
-    heading_titles: Mapping[str, frozenset[int]],
+    heading_titles: frozenset[str],
 ) -> frozenset[str]:
     """Signatures of running lines whose text changes with the chapter, beyond the `running` ones.
 
@@ -202,8 +202,9 @@ def running_in_slots(
     stands off the page's text (`apart`) where the document's repeated running lines stand off it
     (same margin band, same height within SLOT_SLACK, same size, on as many pages as a running line
     needs), and it is one only when its text repeats on a page at most NEAR_PAGES away (a short
-    chapter's pages) or names a heading (`heading_titles`: title_key -> pages, headings out of the
-    margins) of another page. A page's first or last body line is as close to the text as lines are
+    chapter's pages) or names a heading of the document (`heading_titles`, headings out of the
+    margins: the line is never the heading itself; an article class heads the page with the section
+    that starts on it). A page's first or last body line is as close to the text as lines are
     (a heading "Definition 20" at the top, a table row at the foot), so it is never one, nor are the
     lines the repeated-text rule took in such places.
     """
@@ -222,7 +223,7 @@ def running_in_slots(
         if len({page for y0, page in places if abs(y0 - line.y0) <= SLOT_SLACK}) < needed:
             continue
         near = any(0 < abs(other - line.page) <= NEAR_PAGES for other in pages_of[line.signature])
-        names_heading = any(heading_titles.get(title, frozenset()) - {line.page} for title in line.titles)
+        names_heading = any(title in heading_titles for title in line.titles)
         if near or names_heading:
             found.add(line.signature)
     return frozenset(found)

@@ -156,8 +156,8 @@ class StyleCensus:
     short_shapes: Counter[Shape] = field(default_factory=Counter)
     first_page_shapes: Counter[Shape] = field(default_factory=Counter)
     last_page: int = 0
-    # Short paragraphs out of the margins: (title_key, shape) -> pages; the headings a running header may name.
-    titles: dict[tuple[str, Shape], set[int]] = field(default_factory=dict)
+    # Short paragraphs out of the margins as (title_key, shape): the headings a running header may name.
+    titles: set[tuple[str, Shape]] = field(default_factory=set)
 
     def add_paragraph(self, paragraph: Paragraph, page: int, in_margin: bool = False) -> None:
         self.last_page = max(self.last_page, page)
@@ -172,21 +172,17 @@ class StyleCensus:
                 self.first_page_shapes[shape] += 1
             title = title_key(" ".join(line.text for line in paragraph.lines))
             if title and not in_margin:
-                self.titles.setdefault((title, shape), set()).add(page)
+                self.titles.add((title, shape))
 
     def body_size(self) -> float:
         if not self.body_sizes:
             return 10.0
         return max(sorted(self.body_sizes), key=lambda size: self.body_sizes[size])
 
-    def heading_titles(self) -> dict[str, frozenset[int]]:
-        """title_key -> pages of the paragraphs set as headings (out of the margins)."""
+    def heading_titles(self) -> frozenset[str]:
+        """title_keys of the paragraphs set as headings (out of the margins)."""
         body_size = self.body_size()
-        pages: dict[str, set[int]] = {}
-        for (title, shape), found in self.titles.items():
-            if heading_style(shape, body_size) is not None:
-                pages.setdefault(title, set()).update(found)
-        return {title: frozenset(found) for title, found in pages.items()}
+        return frozenset(title for title, shape in self.titles if heading_style(shape, body_size) is not None)
 
 
 @dataclass(frozen=True)
