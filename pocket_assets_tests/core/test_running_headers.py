@@ -13,13 +13,21 @@ from pathlib import Path
 import pymupdf
 
 from pocket_assets.core.extract import extract_pages, iter_rendered_pages
-from pocket_assets.core.extract.cleanup import MarginLine, header_titles, margin_signature, running_in_slots, title_key
+from pocket_assets.core.extract.cleanup import (
+    MarginLine,
+    header_titles,
+    margin_signature,
+    numbers_of,
+    out_of_step,
+    running_in_slots,
+    title_key,
+)
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 
 
 def _line(page: int, text: str, y0: float = 50.5, place: str = "top", size: float = 10.9, apart: bool = True) -> MarginLine:
-    return MarginLine(page, margin_signature(place, text), place, y0, size, header_titles(text), apart)
+    return MarginLine(page, margin_signature(place, text), place, y0, size, header_titles(text), apart, numbers_of(text))
 
 
 def _headed_manual(pages: int = 8) -> list[MarginLine]:
@@ -72,6 +80,18 @@ def test_r_faq_chapter_header_shown_once_is_removed_and_the_section_opens_the_pa
     assert rendered[1].content.text.startswith("## 1.5 Feedback\n")
     assert all("Chapter 1: Introduction" not in page.text for page in extract_pages(REAL / "tex-chapter-running-headers.pdf"))
     assert rendered[0].content.text.startswith("# 1 Introduction\n")  # the heading it names stays
+
+
+def test_numbered_headings_opening_pages_are_out_of_step_and_running_lines_in_step() -> None:
+    lines = [
+        _line(24, "Definition 20", y0=56.1), _line(32, "Definition 26", y0=56.1), _line(63, "Definition 54", y0=56.1),
+        *[_line(page, f"Page {page - 2} / 40", place="bottom", y0=750.0) for page in range(3, 43)],
+        *[_line(page, f"Chapter 2: Basics {page - 4}") for page in range(10, 20)],
+        *[_line(page, f"Version 2024 - {number}", place="bottom", y0=760.0)  # numbering restarts after front matter
+          for page, number in [(1, 1), (2, 2), (3, 3), (4, 1), (5, 2), (6, 3), (7, 4)]],
+    ]
+    running = frozenset(line.signature for line in lines)
+    assert out_of_step(lines, running) == {margin_signature("top", "Definition 20")}
 
 
 _OPENINGS = {1: "A short list", 4: "The scope below", 5: "Scope", 6: "A second list"}

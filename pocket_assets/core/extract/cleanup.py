@@ -159,6 +159,7 @@ class MarginLine(NamedTuple):
     size: float
     titles: tuple[str, ...]  # header_titles of its text: the heading a chapter header may repeat
     apart: bool  # in a band and standing off the page's text by at least its own height
+    numbers: tuple[int, ...]  # the numbers its signature masks
 
 
 def title_key(text: str) -> str:
@@ -227,3 +228,40 @@ def running_in_slots(
         if near or names_heading:
             found.add(line.signature)
     return frozenset(found)
+
+
+def numbers_of(text: str) -> tuple[int, ...]:
+    return tuple(int(number) for number in _DIGITS.findall(text))
+
+
+def out_of_step(lines: Sequence[MarginLine], running: frozenset[str]) -> frozenset[str]:
+    """Running signatures whose numbers neither stay nor follow the page: body lines, not running lines.
+
+    A running line's numbers are a date or a version (the same from page to page) or the page
+    number (the page's index plus a fixed offset; "Page 3 / 10": one of each). A numbered heading
+    that happens to open several pages ("Definition 20" on page 24, "Definition 26" on page 32)
+    or a column of figures at a page foot repeats its signature with numbers that do neither. Each
+    number is judged on the signature's successive lines: half of the steps or more keep its value
+    or its offset from the page (numbering restarts after front matter, a chapter number changes).
+    """
+    series: dict[str, list[MarginLine]] = defaultdict(list)
+    for line in lines:
+        if line.signature in running and line.numbers:
+            series[line.signature].append(line)
+    return frozenset(signature for signature, found in series.items() if not _numbers_in_step(found))
+
+
+def _numbers_in_step(lines: list[MarginLine]) -> bool:
+    """Whether each number of the lines (in page order) keeps its value or its page offset on half the steps."""
+    width = len(lines[0].numbers)
+    same_width = [line for line in lines if len(line.numbers) == width]
+    steps = list(zip(same_width, same_width[1:]))
+    for position in range(width):
+        kept = sum(
+            after.numbers[position] == before.numbers[position]
+            or after.numbers[position] - after.page == before.numbers[position] - before.page
+            for before, after in steps
+        )
+        if 2 * kept < len(steps):
+            return False
+    return True

@@ -13,6 +13,7 @@ from pocket_assets.core.extract.cleanup import (
     join_lines,
     margin_signature,
     header_titles,
+    numbers_of,
 )
 from pocket_assets.core.extract.headings import (
     MAX_LEVEL,
@@ -127,6 +128,7 @@ def margin_lines(scan: PageScan) -> tuple[MarginLine, ...]:
             line.size,
             header_titles(line.text),
             places[id(line)][1] and _apart_from_text(line, places[id(line)][0], lines),
+            numbers_of(line.text),
         )
         for line in lines
         if id(line) in places
