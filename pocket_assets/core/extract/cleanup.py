@@ -75,7 +75,7 @@ _FIRST_WORD = re.compile(r"^[^\W\d_][\w-]*\.?")
 RUNNING_MIN_PAGES = 3
 SHORT_RUNNING_MIN_PAGES = 2
 # A line whose text changes with the chapter ("Chapter 1: Introduction 2") runs in the place of the
-# document's running lines when it repeats on a page this close, or names a heading of another page.
+# document's running lines when it repeats on a page this close, or names a heading of the document.
 NEAR_PAGES = 2
 SLOT_SLACK = 1.0  # pt: a page template sets its running lines at one height; body lines land anywhere
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pocket_assets.core.document import PageContent
 from pocket_assets.core.extract.cleanup import (
     MarginLine,
+    header_titles,
     is_page_counter,
     join_lines,
     margin_signature,
-    header_titles,
     numbers_of,
 )
 from pocket_assets.core.extract.headings import (
