@@ -5,7 +5,9 @@ the way the assets build it, through the core library: inspect_pdf, extract_page
 shared by the settings), chunk_document, summarize_tables (extractive), validate_partition (a PDF
 that fails a gate is left out, as the export does) and write_corpus_exports; then the SDK files
 are read back (passages_from_export) and ranked for the gold questions. A hit is a line citing an
-expected page of an expected document. BM25 always; dense (the small offline model of the
+expected page of an expected document. BM25 always, with the evaluation's tokenizer (`bm25`:
+Snowball stems, accents folded) and with bm25s's default one (`bm25-plain`: `\w\w+`, no stemming,
+a check that a setting's gain is not the stemmer's); dense (the small offline model of the
 [embed] extra) and hybrid (RRF of both) with --dense.
 
 Gold sets: data/gold/sample_gold.jsonl over the sample corpus data/raw, and
@@ -13,6 +15,7 @@ data/gold/regs_gold.jsonl over ../shared/corpus-regs (its fr/ copied into a temp
 
     .venv/bin/python benchmarks/bench_retrieval.py
     .venv/bin/python benchmarks/bench_retrieval.py --dense --json /tmp/retrieval.json
+    .venv/bin/python benchmarks/bench_retrieval.py --context-max-tokens 40 60 80
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ sys.path.insert(0, str(REPO_ROOT))  # the checkout's package, not an installed o
 
 from pocket_assets.core.chunking.chunker import chunk_document  # noqa: E402
 from pocket_assets.core.evaluation.retrieval import (  # noqa: E402
+    BM25_TOKENIZERS,
     GoldQuestion,
     RetrievalReport,
     bm25_rankings,
@@ -92,7 +96,7 @@ def build_export(
 
 def evaluate(out_dir: Path, questions: tuple[GoldQuestion, ...], dense: bool) -> list[RetrievalReport]:
     passages = [passage for corpus in CORPORA for passage in passages_from_export(out_dir, corpus)]
-    reports = [evaluate_bm25(passages, questions)]
+    reports = [evaluate_bm25(passages, questions, tokenizer=name) for name in BM25_TOKENIZERS]
     if dense:
         from pocket_assets.core.evaluation.embeddings import (
             DEFAULT_EMBEDDING_MODEL,
@@ -113,20 +117,32 @@ def evaluate(out_dir: Path, questions: tuple[GoldQuestion, ...], dense: bool) ->
     return reports
 
 
-def run(gold_sets: list[GoldSet], settings: tuple[str, ...], dense: bool, work: Path) -> list[dict]:
+def run(
+    gold_sets: list[GoldSet], settings: tuple[str, ...], bounds: tuple[int, ...], dense: bool, work: Path
+) -> list[dict]:
+    """One row per gold set, setting, header bound (`none` once), method and corpus."""
     counter = load_tokenizer()
     gates = load_gates(EXPECTATIONS)
+    policies = [
+        ChunkPolicy(context_header=setting, context_max_tokens=bound)
+        for setting in settings
+        for bound in (bounds[:1] if setting == "none" else bounds)
+    ]
     rows = []
     for gold_set in gold_sets:
         questions = load_gold(gold_set.gold_path)
         documents = extract_corpus(gold_set.raw_dir)
-        for setting in settings:
-            out_dir = work / gold_set.name / setting.replace("+", "_")
-            failed = build_export(documents, ChunkPolicy(context_header=setting), counter, gates, out_dir)
+        for policy in policies:
+            setting = policy.context_header
+            if setting != "none":
+                setting += f" ≤{policy.context_max_tokens}"
+            out_dir = work / gold_set.name / f"{policy.context_header.replace('+', '_')}_{policy.context_max_tokens}"
+            failed = build_export(documents, policy, counter, gates, out_dir)
             for report in evaluate(out_dir, questions, dense):
-                for warning in report.warnings:
+                for warning in report.warnings if report.method == "bm25" else ():
                     print(f"  warning ({gold_set.name}, {setting}): {warning}", file=sys.stderr)
-                for corpus, metrics in sorted(report.corpus_metrics.items()):
+                per_corpus = sorted(report.corpus_metrics.items())
+                for corpus, metrics in per_corpus + ([("all", report.metrics)] if len(per_corpus) > 1 else []):
                     rows.append(
                         {
                             "gold": gold_set.name,
@@ -145,7 +161,9 @@ def print_table(rows: list[dict]) -> None:
     header = f"| gold | corpus | method | context_header | questions | {' | '.join(METRICS)} |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
-    for row in rows:
+    methods = list(dict.fromkeys(row["method"] for row in rows))
+    golds = list(dict.fromkeys(row["gold"] for row in rows))
+    for row in sorted(rows, key=lambda row: (golds.index(row["gold"]), methods.index(row["method"]))):
         values = " | ".join(f"{row[name]:.3f}" for name in METRICS)
         print(f"| {row['gold']} | {row['corpus']} | {row['method']} | {row['setting']} | {row['questions']} | {values} |")
     failed = sorted({key for row in rows for key in row["pdfs_failed"]})
@@ -160,6 +178,10 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=REPO_ROOT.parent / "shared" / "corpus-regs")
     parser.add_argument("--regs-gold", type=Path, default=REPO_ROOT / "data" / "gold" / "regs_gold.jsonl")
     parser.add_argument("--settings", nargs="+", choices=CONTEXT_HEADERS, default=list(CONTEXT_HEADERS))
+    parser.add_argument(
+        "--context-max-tokens", type=int, nargs="+", default=[ChunkPolicy.context_max_tokens],
+        help="header bounds to compare (default: the policy's)",
+    )
     parser.add_argument("--dense", action="store_true", help="also dense and hybrid (needs the [embed] extra)")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args()
@@ -173,7 +195,7 @@ def main() -> None:
             gold_sets.append(GoldSet("regs", regs_raw, args.regs_gold))
         else:
             print(f"skipping the regs gold set: {args.regs_gold} or {args.corpus / 'fr'} is missing", file=sys.stderr)
-        rows = run(gold_sets, tuple(args.settings), args.dense, work)
+        rows = run(gold_sets, tuple(args.settings), tuple(args.context_max_tokens), args.dense, work)
     print_table(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")

@@ -43,7 +43,7 @@ class ChunkPolicy:
     tokenizer: str = "gemma3"
     document_prompt: str = ""
     context_header: str = "title+section"
-    context_max_tokens: int = 40
+    context_max_tokens: int = 60
 
     def __post_init__(self) -> None:
         if self.page_mode not in PAGE_MODES:

@@ -109,7 +109,9 @@ class ChunkPolicyResource(ConfigurableResource):
         description="Header embedded before each child and table summary: 'none', 'title' (the document's "
         "title) or 'title+section' (title > section path > article; default, measured best).",
     )
-    context_max_tokens: int = Field(default=40, description="Bound on the context header, in tokens.")
+    context_max_tokens: int = Field(
+        default=ChunkPolicy.context_max_tokens, description="Bound on the context header, in tokens (measured: 60)."
+    )
 
     @classmethod
     def from_policy(cls, policy: ChunkPolicy) -> "ChunkPolicyResource":

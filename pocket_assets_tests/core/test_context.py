@@ -12,10 +12,13 @@ from hypothesis import strategies as st
 from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.chunking.context import (
     ContextHeaders,
+    document_name,
     document_title,
     meaningful_title,
     readable_file_name,
+    reads_as_title,
 )
+from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.policy import CONTEXT_HEADERS, ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, PdfIdentity
@@ -24,6 +27,7 @@ from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
 
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 SAMPLE_KEYS = ("fr/faq.pdf", "fr/f-array.pdf", "intl/R-data.pdf")
 
 
@@ -98,6 +102,72 @@ def test_the_title_falls_back_from_metadata_to_first_heading_to_file_name() -> N
     assert document_title(with_title(identity, "Untitled"), bare) == "R01 2025 26 Regles generales"
 
 
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "Article 1er",  # corpus-regs 04: a regulation that opens on its first article
+        "Article 1er Objet de la convention",  # 05
+        "TITRE Ier DISPOSITIONS GÉNÉRALES",  # 02
+        "Objet",  # 08: one word names a section
+        "Préambule",
+        "1 Introduction",  # a manual's first chapter
+        "Chapitre 3 Forfaits",
+        "FAQ",
+    ],
+)
+def test_a_first_heading_that_opens_a_part_is_not_a_title(heading: str) -> None:
+    assert not reads_as_title(heading)
+
+
+@pytest.mark.parametrize(
+    "heading",
+    ["STATUTS TYPES DES FÉDÉRATIONS SPORTIVES AGRÉÉES", "CONVENTION DE FORMATION", "R Data Import/Export"],
+)
+def test_a_first_heading_that_names_the_document_is_a_title(heading: str) -> None:
+    assert reads_as_title(heading)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "key", "title"),
+    [
+        # Cut from corpus-regs (SOURCES.md), without metadata titles: the first opens on "Article 1er",
+        # the second on "Objet", the third on "TITRE Ier DISPOSITIONS GÉNÉRALES", the fourth on its title.
+        ("regs-two-column.pdf", "fr/04_reglement-disciplinaire-type-2004.pdf", "04 reglement disciplinaire type 2004"),
+        ("regs-two-column-subheads.pdf", "fr/08_statuts-chasseurs.pdf", "08 statuts chasseurs"),
+        ("regs-same-size-numbered.pdf", "fr/02_dispositions-obligatoires.pdf", "02 dispositions obligatoires"),
+        ("regs-word-titre-article.pdf", "fr/01_statuts-types.pdf", "STATUTS TYPES DES FÉDÉRATIONS SPORTIVES AGRÉÉES"),
+    ],
+)
+def test_a_regulation_without_metadata_title_is_named_by_its_title_heading_or_file(
+    fixture: str, key: str, title: str
+) -> None:
+    pages = tuple(extract_pages(REAL / fixture))
+    assert document_title(with_title(identity_for(pages, key), None), pages) == title
+
+
+@pytest.mark.parametrize(
+    ("source", "title", "name"),
+    [
+        # The file name's words the title lacks follow it in brackets: a number, a year, an acronym.
+        (
+            "03_reglement-disciplinaire-type-2002.pdf",
+            "Règlement disciplinaire type des fédérations sportives agréées",
+            "Règlement disciplinaire type des fédérations sportives agréées (03 2002)",
+        ),
+        ("faq.pdf", "Foire aux questions", "Foire aux questions (faq)"),
+        ("R-data.pdf", "R Data Import/Export", "R Data Import/Export"),  # every word already said
+        ("f-array.pdf", "Une nouvelle écriture de array", "Une nouvelle écriture de array"),  # "f" is too short
+        ("R01_2025_26_Regles_generales.pdf", "Microsoft Word - R01.docx", "R01 2025 26 Regles generales"),
+        ("Reglement_Regles_2025.pdf", "Règles du jeu", "Règles du jeu (Reglement 2025)"),  # accents and case folded
+    ],
+)
+def test_the_document_is_named_by_its_title_and_the_file_name_words_it_lacks(
+    source: str, title: str, name: str
+) -> None:
+    identity = PdfIdentity(f"fr/{source}", "fr", source, "0" * 64, 0, 1, metadata={"title": title})
+    assert document_name(identity, ()) == name
+
+
 # --- the header -----------------------------------------------------------------------------
 
 
@@ -118,6 +188,24 @@ def test_each_setting_gives_its_header(counter: TokenCounter) -> None:
 def test_an_article_the_deepest_heading_names_is_not_repeated(counter: TokenCounter) -> None:
     assert headers(counter).header(("Titre II", "Article 12 Sanctions"), "12") == "Règles générales > Titre II > Article 12 Sanctions"
     assert headers(counter).header(("Titre II", "3.2 Forfaits"), "3.2") == "Règles générales > Titre II > 3.2 Forfaits"
+
+
+def test_a_path_ending_in_another_article_does_not_contradict_it(counter: TokenCounter) -> None:
+    # A chunk that opens ARTICLE 29 after the end of article 28 is filed under 29 and cited as 28.
+    assert headers(counter).header(("TITRE VI ADHÉSION", "ARTICLE 29"), "28") == (
+        "Règles générales > TITRE VI ADHÉSION > ARTICLE 29"
+    )
+    assert headers(counter).header(("1 Notions de base", "1.7 Fontes et codages"), "1.6") == (
+        "Règles générales > 1 Notions de base > 1.7 Fontes et codages"
+    )
+    # A path that names the article higher up does not repeat it.
+    assert headers(counter).header(("4 The preamble", "4.1 The character class", "\\@testpach"), "4.1") == (
+        "Règles générales > 4 The preamble > 4.1 The character class > \\@testpach"
+    )
+    # A path that names no article keeps the article in force.
+    assert headers(counter).header(("TITRE II", "Chapitre 3 Forfaits"), "12") == (
+        "Règles générales > TITRE II > Chapitre 3 Forfaits > Art. 12"
+    )
 
 
 def test_a_deep_path_is_shortened_from_the_middle(counter: TokenCounter) -> None:

@@ -43,6 +43,6 @@ def test_inconsistent_policies_are_refused() -> None:
 
 
 def test_the_header_bound_is_at_most_a_quarter_of_the_cap() -> None:
-    assert ChunkPolicy().header_tokens == 40
+    assert ChunkPolicy().header_tokens == 60
     assert ChunkPolicy(max_tokens=128).header_tokens == 32
     assert ChunkPolicy(context_header="none").header_tokens == 0

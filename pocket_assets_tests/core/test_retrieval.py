@@ -25,6 +25,7 @@ from pocket_assets.core.evaluation.retrieval import (
     load_gold,
     passages_from_chunks,
     passages_from_export,
+    plain_tokenize,
     reciprocal_rank_fusion,
     tokenize,
 )
@@ -183,6 +184,23 @@ def test_tokenize_folds_case_accents_inflections_and_stopwords() -> None:
     assert tokenize("modifica-\ntions", "french") == tokenize("modifications", "french")
     assert tokenize("ﬁchier", "french") == tokenize("fichier", "french")  # PDF ligatures
     assert tokenize("le la les the of a", "french") == []
+
+
+def test_the_plain_tokenizer_reads_words_as_an_off_the_shelf_bm25_does() -> None:
+    # bm25s's default: no stemming, no accent folding, English stopwords, `_` inside a word.
+    line = "Règles générales | [Source: R01_2025_26_Regles_generales.pdf, Page 3]"
+    assert plain_tokenize(line) == ["règles", "générales", "source", "r01_2025_26_regles_generales", "pdf", "page"]
+    assert plain_tokenize("la règle") != plain_tokenize("les règles")
+
+
+def test_bm25_reports_which_tokenizer_ranked() -> None:
+    passages = passages_from_chunks([make_chunk("child-forfait", "Le forfait est prononcé par l'arbitre.", pages=(1,))])
+    gold = [GoldQuestion("q", "Qui prononce le forfait ?", "fr", ("doc.pdf",), (1,))]
+    assert evaluate_bm25(passages, gold).method == "bm25"
+    plain = evaluate_bm25(passages, gold, tokenizer="plain")
+    assert plain.method == "bm25-plain" and plain.metrics["hit@1"] == 1.0
+    with pytest.raises(ValueError, match="tokenizer"):
+        evaluate_bm25(passages, gold, tokenizer="porter")
 
 
 def test_bm25_finds_accent_free_queries_and_ignores_parents_and_other_corpora() -> None:

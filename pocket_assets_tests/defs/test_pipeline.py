@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from dagster import AssetKey, DagsterInstance, instance_for_test, materialize
 
+from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.defs.build import ASSETS, build_resources
 from pocket_assets.defs.resources import CorpusPaths
@@ -92,6 +93,7 @@ def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) ->
     assert metadata["bm25_mrr"].value <= metadata["bm25_hit@10"].value
     assert metadata["chunker_version"].value == "pocket-hier-v3"
     assert metadata["context_header"].value == "title+section"
+    assert metadata["context_max_tokens"].value == ChunkPolicy().context_max_tokens
     assert metadata["passages"].value == sum(1 for _ in (paths.output_path / "chunks_fr.txt").open()) + sum(
         1 for _ in (paths.output_path / "chunks_intl.txt").open()
     )

@@ -14,6 +14,8 @@ written with a header ends the header.
 
 from __future__ import annotations
 
+import unicodedata
+
 CHUNK_SPLITTER = "<chunk_splitter>"
 CONTEXT_SEPARATOR = " | "
 
@@ -21,6 +23,12 @@ CONTEXT_SEPARATOR = " | "
 def fold_whitespace(text: str) -> str:
     """Newlines and runs of whitespace become one space; nothing else changes."""
     return " ".join(text.split())
+
+
+def fold_accents(text: str) -> str:
+    """`é` -> `e`, `ﬁ` -> `fi`: PDFs, file names and people spell the same word with and without them."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(character for character in decomposed if not unicodedata.combining(character))
 
 
 def citation(source: str, page: int) -> str:

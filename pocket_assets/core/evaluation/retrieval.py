@@ -22,11 +22,17 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace, prompt_for, text_to_embed
+from pocket_assets.core.chunking.embed_text import (
+    CHUNK_SPLITTER,
+    fold_accents,
+    fold_whitespace,
+    prompt_for,
+    text_to_embed,
+)
 from pocket_assets.core.export.corpus_files import (
     MODE_B_FILE,
     SDK_CHUNK_TYPES,
@@ -44,11 +50,16 @@ SEARCHABLE_CHUNK_TYPES: tuple[str, ...] = SDK_CHUNK_TYPES
 CORPUS_LANGUAGES: Mapping[str, str] = {"fr": "french", "intl": "english"}
 DEFAULT_LANGUAGE = "english"
 RRF_K = 60
+# How BM25 reads words: `snowball` (the evaluation's: stemmed per language, accents folded, FR+EN
+# stopwords) or `plain` (bm25s's default: `\w\w+` lowercased, English stopwords, nothing else; an
+# off-the-shelf BM25, for which `R01_2025_26_Regles.pdf` is one word and `règle` is not `règles`).
+BM25_TOKENIZERS: tuple[str, ...] = ("snowball", "plain")
 
 _GOLD_REQUIRED = ("id", "question", "corpus", "expected_docs", "expected_pages")
 _GOLD_OPTIONAL = ("expected_chunk_id", "notes")
 _WORD = re.compile(r"[^\W_]+")
 _LINE_BREAK_HYPHEN = re.compile(r"(?<=[^\W\d_])-\n(?=[^\W\d_])")
+_PLAIN_WORD = re.compile(r"\b\w\w+\b")
 
 
 class GoldFormatError(ValueError):
@@ -327,12 +338,6 @@ def gold_warnings(passages: Sequence[Passage], questions: Sequence[GoldQuestion]
 # --- tokenization ---------------------------------------------------------------------------
 
 
-def fold_accents(text: str) -> str:
-    """`é` -> `e`, `ﬁ` -> `fi`: PDFs and people spell the same word with and without them."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(character for character in decomposed if not unicodedata.combining(character))
-
-
 # bm25s and its stemmer are imported when retrieval runs, not when the definitions load (every build).
 @functools.lru_cache(maxsize=1)
 def _stopwords() -> frozenset[str]:
@@ -361,6 +366,25 @@ def tokenize(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     return [fold_accents(stem) for stem in _stemmer(language).stemWords(words)]
 
 
+@functools.lru_cache(maxsize=1)
+def _plain_stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN)
+
+
+def plain_tokenize(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """bm25s's default reading (`language` unused): a check that a setting's gain is not the stemmer's."""
+    stopwords = _plain_stopwords()
+    return [word for word in _PLAIN_WORD.findall(text.lower()) if word not in stopwords]
+
+
+def tokenizer_named(name: str) -> Callable[[str, str], list[str]]:
+    if name not in BM25_TOKENIZERS:
+        raise ValueError(f"BM25 tokenizer must be one of {BM25_TOKENIZERS}, got {name!r}")
+    return tokenize if name == "snowball" else plain_tokenize
+
+
 # --- BM25 -----------------------------------------------------------------------------------
 
 
@@ -380,9 +404,13 @@ def by_corpus(passages: Iterable[Passage]) -> dict[str, list[Passage]]:
 
 
 def bm25_rankings(
-    passages: Sequence[Passage], questions: Sequence[GoldQuestion], depth: int = max(DEFAULT_K_VALUES)
+    passages: Sequence[Passage],
+    questions: Sequence[GoldQuestion],
+    depth: int = max(DEFAULT_K_VALUES),
+    tokenizer: str = "snowball",
 ) -> dict[str, list[Passage]]:
     """Top `depth` passages per question, searched in the question's corpus only (one index per corpus)."""
+    words_of = tokenizer_named(tokenizer)
     grouped = by_corpus(passages)
     rankings: dict[str, list[Passage]] = {}
     for corpus in sorted({question.corpus for question in questions}):
@@ -395,9 +423,9 @@ def bm25_rankings(
         import bm25s
 
         retriever = bm25s.BM25()
-        retriever.index([tokenize(passage.text, language) for passage in corpus_passages], show_progress=False)
+        retriever.index([words_of(passage.text, language) for passage in corpus_passages], show_progress=False)
         for question in corpus_questions:
-            scores = retriever.get_scores(tokenize(question.question, language))
+            scores = retriever.get_scores(words_of(question.question, language))
             rankings[question.id] = [corpus_passages[index] for index in _top_indices(scores, depth)]
     return rankings
 
@@ -409,10 +437,15 @@ def _top_indices(scores: np.ndarray, depth: int) -> list[int]:
 
 
 def evaluate_bm25(
-    passages: Sequence[Passage], questions: Sequence[GoldQuestion], k_values: Sequence[int] = DEFAULT_K_VALUES
+    passages: Sequence[Passage],
+    questions: Sequence[GoldQuestion],
+    k_values: Sequence[int] = DEFAULT_K_VALUES,
+    tokenizer: str = "snowball",
 ) -> RetrievalReport:
-    rankings = bm25_rankings(passages, questions, depth=max(k_values))
-    report = evaluate_rankings(rankings, questions, k_values, method="bm25")
+    """Method `bm25` with the evaluation's tokenizer, `bm25-plain` with bm25s's default one."""
+    rankings = bm25_rankings(passages, questions, depth=max(k_values), tokenizer=tokenizer)
+    method = "bm25" if tokenizer == "snowball" else f"bm25-{tokenizer}"
+    report = evaluate_rankings(rankings, questions, k_values, method=method)
     return dataclasses.replace(report, warnings=gold_warnings(passages, questions))
 
 

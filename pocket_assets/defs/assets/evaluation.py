@@ -112,6 +112,7 @@ def retrieval_eval(
         "chunker_version": policy.chunker_version,
         "policy_hash": policy.policy_hash,
         "context_header": policy.context_header,
+        "context_max_tokens": policy.context_max_tokens,
     }
     for report in reports:
         metadata.update(
