@@ -290,10 +290,11 @@ def page_edge_rows(page: pymupdf.Page) -> list[tuple[str, int, str]]:
     found = []
     if len(rows) > 1:
         top, below = rows[0], rows[1]
-        if top[0][1] <= page.rect.height * 0.1 and below[0][0] - max(r[1] for r in top) >= top[0][1] - top[0][0]:
+        height = page.rect.height
+        if top[0][1] <= height * 0.1 and below[0][0] - max(r[1] for r in top) >= top[0][1] - top[0][0]:
             found.append(("top", top))
         bottom, above = rows[-1], rows[-2]
-        if bottom[0][0] >= page.rect.height * 0.9 and bottom[0][0] - max(r[1] for r in above) >= bottom[0][1] - bottom[0][0]:
+        if bottom[0][0] >= height * 0.9 and bottom[0][0] - max(r[1] for r in above) >= bottom[0][1] - bottom[0][0]:
             found.append(("bottom", bottom))
     return [
         (band, round(row[0][0]), _plain(" ".join(part[3] for part in sorted(row, key=lambda part: part[2]))))

@@ -26,8 +26,11 @@ from pocket_assets.core.extract.cleanup import (
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 
 
-def _line(page: int, text: str, y0: float = 50.5, place: str = "top", size: float = 10.9, apart: bool = True) -> MarginLine:
-    return MarginLine(page, margin_signature(place, text), place, y0, size, header_titles(text), apart, numbers_of(text))
+def _line(
+    page: int, text: str, y0: float = 50.5, place: str = "top", size: float = 10.9, apart: bool = True
+) -> MarginLine:
+    signature = margin_signature(place, text)
+    return MarginLine(page, signature, place, y0, size, header_titles(text), apart, numbers_of(text))
 
 
 def _headed_manual(pages: int = 8) -> list[MarginLine]:
@@ -78,7 +81,8 @@ def test_r_faq_chapter_header_shown_once_is_removed_and_the_section_opens_the_pa
     rendered = list(iter_rendered_pages(REAL / "tex-chapter-running-headers.pdf"))
     assert rendered[1].removed_lines == ("Chapter 1: Introduction 2",)
     assert rendered[1].content.text.startswith("## 1.5 Feedback\n")
-    assert all("Chapter 1: Introduction" not in page.text for page in extract_pages(REAL / "tex-chapter-running-headers.pdf"))
+    pages = extract_pages(REAL / "tex-chapter-running-headers.pdf")
+    assert all("Chapter 1: Introduction" not in page.text for page in pages)
     assert rendered[0].content.text.startswith("# 1 Introduction\n")  # the heading it names stays
 
 
