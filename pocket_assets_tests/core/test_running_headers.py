@@ -20,6 +20,7 @@ from pocket_assets.core.extract.cleanup import (
     numbers_of,
     out_of_step,
     running_in_slots,
+    scattered,
     title_key,
 )
 
@@ -96,6 +97,17 @@ def test_numbered_headings_opening_pages_are_out_of_step_and_running_lines_in_st
     ]
     running = frozenset(line.signature for line in lines)
     assert out_of_step(lines, running) == {margin_signature("top", "Definition 20")}
+
+
+def test_a_heading_opening_pages_far_apart_is_no_running_line_but_page_counters_stay() -> None:
+    lines = [
+        *[_line(page, "Übungsaufgaben", y0=58.7, size=14.3) for page in (26, 47, 90)],
+        *[_line(page, f"Chapter 2: Basics {page}") for page in range(10, 14)],
+        *[_line(page, str(page), place="bottom", y0=750.0) for page in (1, 9, 21)],  # chapter openings' plain footer
+        *[_line(page, "Draft", place="bottom", y0=760.0) for page in (3, 5, 7)],  # every other page
+    ]
+    running = frozenset(line.signature for line in lines)
+    assert scattered(lines, running) == {margin_signature("top", "Übungsaufgaben")}
 
 
 _OPENINGS = {1: "A short list", 4: "The scope below", 5: "Scope", 6: "A second list"}

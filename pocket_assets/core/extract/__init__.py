@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pocket_assets.core.document import assemble_pages
-from pocket_assets.core.extract.cleanup import out_of_step, running_in_slots, running_signatures
+from pocket_assets.core.extract.cleanup import out_of_step, running_in_slots, running_signatures, scattered
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus
 from pocket_assets.core.extract.reading_order import document_column_lefts, text_column_left
 from pocket_assets.core.extract.markdown import (
@@ -77,7 +77,7 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
     candidates = [margin_lines(scan) for scan in scans]
     running = running_signatures(([line.signature for line in lines] for lines in candidates), len(scans))
     flat = [line for lines in candidates for line in lines]
-    running -= out_of_step(flat, running)
+    running -= out_of_step(flat, running) | scattered(flat, running)
     running |= running_in_slots(flat, len(scans), running, census.heading_titles())
     scale = HeadingScale.from_census(census)
     section_level = 0

@@ -68,6 +68,7 @@ PAGE_COUNTER = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 _TITLE_TOKEN = re.compile(r"[^\W_]+")
+_LETTER = re.compile(r"[^\W\d_]")
 _FIRST_WORD = re.compile(r"^[^\W\d_][\w-]*\.?")
 
 # A line repeated in the same margin on this many pages is a running header or footer;
@@ -249,6 +250,25 @@ def out_of_step(lines: Sequence[MarginLine], running: frozenset[str]) -> frozens
         if line.signature in running and line.numbers:
             series[line.signature].append(line)
     return frozenset(signature for signature, found in series.items() if not _numbers_in_step(found))
+
+
+def scattered(lines: Sequence[MarginLine], running: frozenset[str]) -> frozenset[str]:
+    """Running signatures with words whose pages are all far apart: a heading that happens to open pages.
+
+    A running line runs: it heads consecutive pages, or every other page when odd and even pages
+    differ. A heading that opens a page now and then ("Übungsaufgaben" at the top of pages 26, 47
+    and 90 of a course) repeats as often without two of its pages within NEAR_PAGES. Page counters
+    are left alone: a plain page style on chapter openings only puts them on scattered pages.
+    """
+    pages_of: dict[str, set[int]] = defaultdict(set)
+    for line in lines:
+        if line.signature in running and _LETTER.search(line.signature.partition(":")[2]):
+            pages_of[line.signature].add(line.page)
+    return frozenset(signature for signature, pages in pages_of.items() if _far_apart(sorted(pages)))
+
+
+def _far_apart(pages: list[int]) -> bool:
+    return all(after - before > NEAR_PAGES for before, after in zip(pages, pages[1:]))
 
 
 def _numbers_in_step(lines: list[MarginLine]) -> bool:
