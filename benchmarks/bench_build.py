@@ -9,19 +9,23 @@ One command prints one Markdown table (progress on stderr), every figure from th
   build) / (pages - 4), in CPU and in wall seconds;
 - floor: in one process, PyMuPDF's plain `page.get_text()` of every page of the same corpus plus one
   `encode_batch` pass of the Gemma 3 tokenizer over the text (loads not counted);
-- cores: the same big build pinned to one core (`taskset -c 0`) against both cores;
+- cores (`--one-core`): the same big build pinned to one core (`taskset -c 0`) against both cores;
 - serial vs parallel: the big build with `POCKET_ASSETS_WORKERS=1` against the default; every stage Parquet
   file and every export compared byte for byte (the exports' `generated` stamp aside);
 - memory: peak RSS of the process tree (the sum over the build process and its workers, sampled every
   50 ms, proportional set size so pages shared after fork count once) and the largest single process
-  (`ru_maxrss` from wait4), on the big corpus and on it copied `--copies` times under other names plus
-  refman.pdf (2,415 pages): flat means the same peak whatever the number of PDFs.
+  (`ru_maxrss` from wait4), on the big corpus and (`--copies N`) on corpus + corpus-regs copied N times under
+  other names plus refman.pdf (2,415 pages): flat means the same peak whatever the number of PDFs.
+
+With no arguments it measures exactly the issue-18 Done-when figures (fixed cost, marginal cost per page
+against the floor on >= 1,000 pages, peak memory there, serial = parallel outputs) in ~5-10 min on a quiet
+machine; the load average (1 min) when each build started is printed beside its wall time.
 
 CPU seconds (user + sys of the whole process tree) hold better than wall time on a shared machine; the
 machine this runs on has 2 cores shared with others, so wall times are noisy.
 
-    .venv/bin/python benchmarks/bench_build.py                 # everything (~10-15 min here)
-    .venv/bin/python benchmarks/bench_build.py --copies 0      # no scale build (no refman, no copies)
+    .venv/bin/python benchmarks/bench_build.py                 # the Done-when figures (~5-10 min here)
+    .venv/bin/python benchmarks/bench_build.py --one-core --copies 5   # also one core, and the scale build
     .venv/bin/python benchmarks/bench_build.py --dagster-share # the older library-vs-CLI comparison
 """
 
@@ -62,6 +66,7 @@ class Measure:
     cpu: float
     tree_peak_mib: float
     process_peak_mib: float
+    load: float  # 1-minute load average when it started
     returncode: int
     stdout: str
 
@@ -86,6 +91,7 @@ def _tree_pss(pid: int) -> int:
 
 def measure(command: list[str], env: dict[str, str]) -> Measure:
     """Run a command to its end; its rusage comes from wait4 (it includes the workers it reaped)."""
+    load = os.getloadavg()[0]
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     peak = [0]
@@ -114,6 +120,7 @@ def measure(command: list[str], env: dict[str, str]) -> Measure:
         cpu=usage.ru_utime + usage.ru_stime,
         tree_peak_mib=peak[0] / MIB,
         process_peak_mib=usage.ru_maxrss * 1024 / MIB,
+        load=load,
         returncode=process.returncode,
         stdout=stdout,
     )
@@ -130,7 +137,10 @@ def build_command(work: Path, raw: Path, name: str, pin_one_core: bool = False, 
         command = ["taskset", "-c", "0", *command]
     print(f"  build {name} ...", file=sys.stderr, flush=True)
     result = measure(command, env)
-    print(f"    {result.wall:.1f} s wall, {result.cpu:.1f} s cpu, {result.tree_peak_mib:.0f} MiB", file=sys.stderr)
+    print(
+        f"    {result.wall:.1f} s wall (load {result.load:.1f}), {result.cpu:.1f} s cpu, {result.tree_peak_mib:.0f} MiB",
+        file=sys.stderr,
+    )
     return result
 
 
@@ -237,22 +247,22 @@ def run_benchmark(args: argparse.Namespace) -> None:
     def marginal(m: Measure) -> tuple[float, float]:
         return (m.cpu - fixed_cpu) / extra_pages, (m.wall - fixed_wall) / extra_pages
 
-    rows = [("what", "wall s", "cpu s", "peak MiB (tree / largest process)", "per page, marginal (ms)")]
+    rows = [("what", "wall s (load)", "cpu s", "peak MiB (tree / largest process)", "per page, marginal (ms)")]
     for number, m in enumerate(fixed, 1):
-        rows.append((f"one 4-page PDF, run {number}", f"{m.wall:.1f}", f"{m.cpu:.1f}", _peaks(m), "-"))
+        rows.append((f"one 4-page PDF, run {number}", _wall(m), f"{m.cpu:.1f}", _peaks(m), "-"))
     for label, m in (
         (f"{big_pdfs} PDFs, {big_pages} pages, both cores (default workers)", both),
         ("same, POCKET_ASSETS_WORKERS=1", serial),
         *([("same, pinned to one core (taskset -c 0)", one_core)] if one_core else []),
     ):
         cpu_ms, wall_ms = (1000 * value for value in marginal(m))
-        rows.append((label, f"{m.wall:.1f}", f"{m.cpu:.1f}", _peaks(m), f"cpu {cpu_ms:.2f}, wall {wall_ms:.2f}"))
+        rows.append((label, _wall(m), f"{m.cpu:.1f}", _peaks(m), f"cpu {cpu_ms:.2f}, wall {wall_ms:.2f}"))
     if scaled is not None:
         pdfs, pages, m = scaled
         label = f"scale: {pdfs} PDFs ({args.copies} copies + refman), {pages} pages"
         cpu_ms, wall_ms = (1000 * (value - fixed_value) / (pages - small_pages) for value, fixed_value in (
             (m.cpu, fixed_cpu), (m.wall, fixed_wall)))
-        rows.append((label, f"{m.wall:.1f}", f"{m.cpu:.1f}", _peaks(m), f"cpu {cpu_ms:.2f}, wall {wall_ms:.2f}"))
+        rows.append((label, _wall(m), f"{m.cpu:.1f}", _peaks(m), f"cpu {cpu_ms:.2f}, wall {wall_ms:.2f}"))
     rows.append(
         (
             f"floor: plain get_text + one encode_batch, {floor['pages']} pages",
@@ -270,7 +280,9 @@ def run_benchmark(args: argparse.Namespace) -> None:
     cpu_ratio = marginal(both)[0] / floor_page
     wall_ratio = marginal(both)[1] / floor_page
     print()
-    print(f"- marginal cost per page / floor per page: {cpu_ratio:.1f}x in CPU, {wall_ratio:.1f}x in wall (both cores)")
+    print(f"- one small PDF: median {fixed_wall:.1f} s wall, {fixed_cpu:.1f} s cpu (Done when: <= 6 s wall)")
+    print(f"- marginal cost per page / floor per page: {cpu_ratio:.1f}x in CPU, {wall_ratio:.1f}x in wall (both cores; Done when: <= 3x)")
+    print(f"- peak memory on {big_pages} pages: {both.tree_peak_mib:.0f} MiB tree PSS (Done when: <= 600 MiB)")
     print(f"- both cores vs POCKET_ASSETS_WORKERS=1: wall {serial.wall / both.wall:.2f}x faster, cpu {both.cpu / serial.cpu:.2f}x")
     if one_core:
         print(f"- both cores vs one core: wall {one_core.wall / both.wall:.2f}x faster, cpu {both.cpu / one_core.cpu:.2f}x")
@@ -287,6 +299,10 @@ def run_benchmark(args: argparse.Namespace) -> None:
         shutil.rmtree(work, ignore_errors=True)
     else:
         print(f"- outputs kept in {work}")
+
+
+def _wall(m: Measure) -> str:
+    return f"{m.wall:.1f} ({m.load:.1f})"
 
 
 def _peaks(m: Measure) -> str:
@@ -419,9 +435,9 @@ def main() -> None:
     parser.add_argument("--regs", type=Path, default=DEFAULT_REGS, help="second folder with fr/ PDFs (holds the small PDF)")
     parser.add_argument("--wild", default=str(DEFAULT_WILD), help="real-world PDFs (any depth); '' for none")
     parser.add_argument("--refman", type=Path, default=DEFAULT_REFMAN, help="large PDF added to the scale build")
-    parser.add_argument("--copies", type=int, default=5, help="copies of corpus + regs in the scale build (0: none)")
+    parser.add_argument("--copies", type=int, default=0, help="copies of corpus + regs in a scale build (0: none)")
     parser.add_argument("--fixed-runs", type=int, default=3)
-    parser.add_argument("--no-one-core", dest="one_core", action="store_false", help="skip the taskset -c 0 build")
+    parser.add_argument("--one-core", action="store_true", help="also the big build pinned to one core (taskset -c 0)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
     parser.add_argument("--dagster-share", action="store_true", help="the library-vs-CLI comparison on --corpus")
     parser.add_argument("--library-only", nargs=2, metavar=("RAW", "OUT"), help=argparse.SUPPRESS)

@@ -99,7 +99,7 @@ def main() -> None:
         pages, chunks = synthetic_partition(max(1, round(size / per_page)))
         gates_to_time: dict[str, Callable[[], object]] = {
             "great_expectations (12 exp.)": lambda: check_expectations(gates, chunks, POLICY),
-            "json_schema (Draft7, to_dict)": lambda: check_schema(gates, chunks),
+            "json_schema (Draft7, to_dict)": lambda: check_schema(gates.chunk_schema, chunks),
             "coverage (pages, offsets, text)": lambda: check_coverage(KEY, chunks, pages, POLICY),
             "corpus ids (GE, 1 exp.)": lambda: validate_corpus_ids(gates, chunks).results,
         }

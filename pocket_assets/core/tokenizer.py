@@ -16,6 +16,7 @@ from tokenizers import Encoding, Tokenizer
 from pocket_assets.core.errors import TokenizerError
 
 DEFAULT_TOKENIZER = "gemma3"
+TOKENIZER_ENV = "POCKET_ASSETS_TOKENIZER"  # read by the Dagster layer and the CLI, never here
 _VENDORED = {"gemma3": "gemma3-tokenizer.json.gz", "embeddinggemma": "gemma3-tokenizer.json.gz"}
 
 

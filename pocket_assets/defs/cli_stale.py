@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from pocket_assets.cli import preload_for_build
 from pocket_assets.runstate.staleness import describe
 from pocket_assets.defs.cli_build import cli_paths, run_build
 from pocket_assets.defs.resources import environment_versions
@@ -30,4 +31,5 @@ def build_stale(select: Sequence[str], raw_dir: str | None, output_dir: str | No
     if not stale:
         print(f"nothing stale in {paths.raw_path}")
         return 0
+    preload_for_build(select)
     return run_build(pdfs=stale, select=select, raw_dir=raw_dir, output_dir=output_dir)

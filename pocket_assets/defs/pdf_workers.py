@@ -27,7 +27,7 @@ from collections import deque
 from dataclasses import dataclass
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Generic, Iterator, Mapping, Sequence, TypeVar
 
 from dagster import ConfigurableResource
 from pydantic import Field
@@ -35,6 +35,8 @@ from pydantic import Field
 from pocket_assets.core.errors import PdfError
 
 Output = TypeVar("Output")
+Made = TypeVar("Made")
+Completed = TypeVar("Completed")
 Build = Callable[[str], Output]
 
 WORKERS_ENV = "POCKET_ASSETS_WORKERS"
@@ -121,6 +123,45 @@ class BuiltAhead:
             made_key, built = next(self._results)
             self._ready[made_key] = built
         return self._ready.pop(key)(key)
+
+
+class CompletedInBatches(Generic[Made, Completed]):
+    """`made(key)` for the keys in the order given, completed a batch at a time: `complete` takes the
+    outputs of several PDFs at once (one Great Expectations validation for many PDFs). A batch
+    closes at `batch_weight` (the sum of `weight` of its outputs), so it holds a bounded number of
+    rows. A PDF whose `made` raised is left out of its batch and raises at its turn; an error of
+    `complete` is no PDF's and propagates."""
+
+    def __init__(
+        self,
+        made: Callable[[str], Made],
+        keys: Sequence[str],
+        complete: Callable[[Mapping[str, Made]], Mapping[str, Completed]],
+        weight: Callable[[Made], int],
+        batch_weight: int,
+    ) -> None:
+        self._made, self._complete, self._weight, self._batch_weight = made, complete, weight, batch_weight
+        self._pending = deque(keys)
+        self._ready: dict[str, Build] = {}
+
+    def __call__(self, key: str) -> Completed:
+        if key not in self._ready:
+            self._next_batch()
+        return self._ready.pop(key)(key)
+
+    def _next_batch(self) -> None:
+        batch: dict[str, Made] = {}
+        weight = 0
+        while self._pending and weight < self._batch_weight:
+            key = self._pending.popleft()
+            try:
+                batch[key] = self._made(key)
+            except Exception as error:  # about this PDF or not, it is raised at its turn, as in the serial loop
+                self._ready[key] = _raiser(error)
+                continue
+            weight += self._weight(batch[key])
+        if batch:
+            self._ready.update((key, _returner(output)) for key, output in self._complete(batch).items())
 
 
 def _new_pool(workers: int) -> ProcessPoolExecutor:

@@ -14,7 +14,8 @@ import json
 import os
 from pathlib import Path
 
-from dagster import ConfigurableResource
+import jsonschema
+from dagster import ConfigurableResource, InitResourceContext
 from pydantic import Field
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
@@ -23,8 +24,20 @@ from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
 from pocket_assets.core.records import CORPORA, parse_corpora
 from pocket_assets.runstate.storage import PartitionStore
 from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
-from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer, tokenizer_identity
-from pocket_assets.core.quality.validation import Gates, load_gates
+from pocket_assets.core.tokenizer import (
+    DEFAULT_TOKENIZER,
+    TOKENIZER_ENV,
+    TokenCounter,
+    load_tokenizer,
+    tokenizer_identity,
+)
+from pocket_assets.core.quality.expectations_process import (
+    ExpectationsProcess,
+    expectations_dir_from,
+    expectations_process,
+    prestart,
+)
+from pocket_assets.core.quality.validation import load_chunk_schema
 from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, SUMMARIZER, Setting, Stage, stage_versions
 
 
@@ -135,7 +148,7 @@ def default_paths(project_root: Path | None = None) -> CorpusPaths:
     return CorpusPaths(
         raw_dir=os.environ.get("POCKET_ASSETS_RAW_DIR", str(root / "data" / "raw")),
         output_dir=os.environ.get("POCKET_ASSETS_OUTPUT_DIR", str(root / "data" / "processed")),
-        expectations_dir=os.environ.get("POCKET_ASSETS_EXPECTATIONS_DIR", str(root / "expectations")),
+        expectations_dir=str(expectations_dir_from(os.environ, root)),
         corpora=os.environ.get("POCKET_ASSETS_CORPORA", ",".join(CORPORA)),
         export_strict=os.environ.get("POCKET_ASSETS_EXPORT_STRICT", "").strip().lower() in TRUE_WORDS,
     )
@@ -187,15 +200,31 @@ class SummarizerResource(ConfigurableResource):
 
 
 class GatesResource(ConfigurableResource):
-    """The Great Expectations suites and JSON Schema, loaded once per process (GE import costs seconds)."""
+    """The gates: Great Expectations in a process of its own (`expectations_process`), the JSON Schema here.
 
-    def gates(self, expectations_dir: Path) -> Gates:
-        return _load_gates_once(str(expectations_dir))
+    Set up when a process is about to run a step that validates (Dagster initialises a
+    resource only for the steps it runs): it starts the Great Expectations process then, so
+    that its seconds of imports overlap the extraction and chunking steps of the run.
+    """
+
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        paths = context.all_resource_defs.get("paths")
+        if not isinstance(paths, CorpusPaths):
+            return
+        run_config = context.dagster_run.run_config if context.dagster_run is not None else {}
+        configured = run_config.get("resources", {}).get("paths", {}).get("config", {}).get("expectations_dir")
+        prestart(Path(configured or paths.expectations_dir))
+
+    def expectations(self, expectations_dir: Path) -> ExpectationsProcess:
+        return expectations_process(expectations_dir)
+
+    def chunk_schema(self, expectations_dir: Path) -> jsonschema.Draft7Validator:
+        return _load_chunk_schema_once(str(expectations_dir))
 
 
 @functools.lru_cache(maxsize=4)
-def _load_gates_once(expectations_dir: str) -> Gates:
-    return load_gates(Path(expectations_dir))
+def _load_chunk_schema_once(expectations_dir: str) -> jsonschema.Draft7Validator:
+    return load_chunk_schema(Path(expectations_dir))
 
 
 class EvaluationResource(ConfigurableResource):
@@ -259,7 +288,7 @@ class SettingResources:
         """As the environment configures them; a run's launchpad config may override any field."""
         return cls(
             extraction=ExtractionResource(),
-            tokenizer=TokenizerResource(name=os.environ.get("POCKET_ASSETS_TOKENIZER", "gemma3")),
+            tokenizer=TokenizerResource(name=os.environ.get(TOKENIZER_ENV, DEFAULT_TOKENIZER)),
             chunk_policy=ChunkPolicyResource.from_policy(environment_policy()),
             summarizer=SummarizerResource(),
         )

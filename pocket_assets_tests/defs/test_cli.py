@@ -35,3 +35,19 @@ def test_build_command_builds_reports_and_fails_on_a_broken_pdf(
     assert "ERROR" in captured.err and "Traceback (most recent call last)" in captured.err, "the traceback is shown"
     assert "removed partition intl/rules.pdf" in printed
     assert "fr/zz-broken.pdf: FAILED (raw_pdf last failed: zz-broken.pdf: not a PDF" in printed
+
+
+def test_a_tokenizer_that_does_not_load_fails_in_the_run_not_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CLI loads the tokenizer early (memory); a broken one must still be reported by the chunking step."""
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    broken = tmp_path / "broken-tokenizer.json"
+    broken.write_text('{"not": "a tokenizer"}', encoding="utf-8")
+    monkeypatch.setenv("POCKET_ASSETS_TOKENIZER", str(broken))
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    small_corpus(raw)
+    assert main(["build", "--raw-dir", str(raw), "--output-dir", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert "FAILED for fr/reglement.pdf .. intl/rules.pdf" in captured.out, "the run was made, and failed"
+    assert "broken-tokenizer.json: not a Hugging Face tokenizer.json" in captured.err, "the step says why"

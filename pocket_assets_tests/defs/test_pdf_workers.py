@@ -7,7 +7,13 @@ import os
 import pytest
 
 from pocket_assets.core.errors import PdfError
-from pocket_assets.defs.pdf_workers import BuiltAhead, WorkerDied, build_in_workers, default_workers
+from pocket_assets.defs.pdf_workers import (
+    BuiltAhead,
+    CompletedInBatches,
+    WorkerDied,
+    build_in_workers,
+    default_workers,
+)
 
 KEYS = [f"fr/{index:02d}.pdf" for index in range(7)]
 
@@ -46,6 +52,25 @@ def test_one_worker_builds_in_the_calling_process() -> None:
 def test_built_ahead_answers_each_key_in_turn() -> None:
     ahead = BuiltAhead(lambda key: key.upper(), KEYS, workers=2)
     assert [ahead(key) for key in KEYS] == [key.upper() for key in KEYS]
+
+
+def test_completed_in_batches_of_bounded_weight_and_a_failed_pdf_raises_at_its_turn() -> None:
+    batches: list[list[str]] = []
+
+    def made(key: str) -> int:
+        if key == "fr/03.pdf":
+            raise PdfError(key, "unreadable")
+        return int(key[3:5])
+
+    def complete(outputs):
+        batches.append(list(outputs))
+        return {key: value * 10 for key, value in outputs.items()}
+
+    completed = CompletedInBatches(made, KEYS, complete, weight=lambda value: 1, batch_weight=3)
+    results = {key: _outcome(completed, key) for key in KEYS}
+    assert isinstance(results.pop("fr/03.pdf"), PdfError)
+    assert results == {key: int(key[3:5]) * 10 for key in results}
+    assert batches == [["fr/00.pdf", "fr/01.pdf", "fr/02.pdf"], ["fr/04.pdf", "fr/05.pdf", "fr/06.pdf"]]
 
 
 def test_the_worker_count_comes_from_the_environment_or_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from dagster import instance_for_test
 
-from pocket_assets.defs.cli_stale import list_stale
+from pocket_assets.core.quality import expectations_process
+from pocket_assets.defs.cli_stale import build_stale, list_stale
 from pocket_assets.defs.resources import (
     CorpusPaths,
     ExtractionResource,
@@ -51,6 +52,16 @@ def test_nothing_changed_nothing_stale(built: CorpusPaths, capsys: pytest.Captur
     assert _stale(built) == {}
     list_stale(built.raw_dir, built.output_dir)
     assert capsys.readouterr().out.startswith("0 of 2 PDF(s)")
+
+
+def test_build_stale_with_nothing_stale_starts_no_great_expectations(
+    built: CorpusPaths, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A nightly `build --stale` with nothing to do must not pay GE's seconds: its process is never started."""
+    started: list[Path] = []
+    monkeypatch.setattr(expectations_process, "prestart", started.append)
+    assert build_stale(select=[], raw_dir=built.raw_dir, output_dir=built.output_dir) == 0
+    assert capsys.readouterr().out.startswith("nothing stale") and started == []
 
 
 def test_another_tokenizer_file_makes_every_pdf_stale(

@@ -165,15 +165,20 @@ def load_gates(expectations_dir: Path) -> Gates:
         suite_json = json.loads((expectations_dir / file_name).read_text(encoding="utf-8"))
         _check_suite_json(file_name, suite_json)
         suites[file_name] = ExpectationSuite(**suite_json)
-    schema = json.loads((expectations_dir / CHUNK_SCHEMA_FILE).read_text(encoding="utf-8"))
-    jsonschema.Draft7Validator.check_schema(schema)
     return Gates(
         context=context,
         batch_definition=batch_definition,
         partition_suite=suites[PARTITION_SUITE_FILE],
         corpus_suite=suites[CORPUS_SUITE_FILE],
-        chunk_schema=jsonschema.Draft7Validator(schema),
+        chunk_schema=load_chunk_schema(expectations_dir),
     )
+
+
+def load_chunk_schema(expectations_dir: Path) -> jsonschema.Draft7Validator:
+    """The seed's chunk schema alone: the schema gate needs no Great Expectations."""
+    schema = json.loads((expectations_dir / CHUNK_SCHEMA_FILE).read_text(encoding="utf-8"))
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema)
 
 
 def _check_suite_json(file_name: str, suite_json: Mapping[str, Any]) -> None:
@@ -203,47 +208,91 @@ def validate_partition(
     policy: ChunkPolicy,
 ) -> GateReport:
     """Every partition gate over one PDF's parents, children and table summaries together."""
-    results = (
-        check_expectations(gates, chunks, policy)
-        + check_schema(gates, chunks)
-        + check_coverage(partition_key, chunks, pages, policy)
-    )
+    local = check_without_expectations(gates.chunk_schema, partition_key, chunks, pages, policy)
+    return with_expectations(local, check_expectations(gates, chunks, policy))
+
+
+def check_without_expectations(
+    chunk_schema: jsonschema.Draft7Validator,
+    partition_key: str,
+    chunks: Sequence[ChunkRecord],
+    pages: Sequence[PageRecord],
+    policy: ChunkPolicy,
+) -> GateReport:
+    """The schema and coverage gates: plain Python, run where the records are (any process, no GE)."""
+    results = check_schema(chunk_schema, chunks) + check_coverage(partition_key, chunks, pages, policy)
     return GateReport(partition_key=partition_key, chunk_count=len(chunks), results=results)
+
+
+def with_expectations(report: GateReport, expectations: tuple[GateResult, ...]) -> GateReport:
+    """The whole report: the expectations' results first, as `validate_partition` orders them."""
+    return GateReport(report.partition_key, report.chunk_count, expectations + report.results)
 
 
 def validate_corpus_ids(gates: Gates, chunks: Sequence[ChunkRecord], label: str = "corpus") -> GateReport:
     """Ids unique across every exported chunk: partitions are gated one by one, this joins them."""
-    results = _run_suite(gates, gates.corpus_suite, CORPUS_IDS_GATE, _frame(chunks), {})
-    return GateReport(partition_key=label, chunk_count=len(chunks), results=results)
+    return corpus_ids_on_columns(gates, frame_columns(chunks), label)
+
+
+def corpus_ids_on_columns(gates: Gates, columns: Columns, label: str = "corpus") -> GateReport:
+    results = run_suite(gates, gates.corpus_suite, CORPUS_IDS_GATE, frame(columns), {})
+    return GateReport(partition_key=label, chunk_count=len(columns["id"]), results=results)
 
 
 def check_expectations(gates: Gates, chunks: Sequence[ChunkRecord], policy: ChunkPolicy) -> tuple[GateResult, ...]:
+    return expectations_on_columns(gates, frame_columns(chunks), policy.parent_tokens, policy.max_tokens)
+
+
+Columns = Mapping[str, Sequence[Any]]
+
+
+def frame_columns(chunks: Sequence[ChunkRecord]) -> dict[str, list[Any]]:
+    """What the suites read of a PDF's chunks (`FRAME_COLUMNS`): small to send to another process."""
+    return {name: [getattr(chunk, name) for chunk in chunks] for name in FRAME_COLUMNS}
+
+
+def expectations_on_columns(gates: Gates, columns: Columns, parent_tokens: int, max_tokens: int) -> tuple[GateResult, ...]:
+    """The partition suite over one PDF's `frame_columns`."""
     parameters = {
-        "parent_ids": sorted({chunk.id for chunk in chunks if chunk.chunk_type == "parent"}),
-        "parent_tokens": policy.parent_tokens,
-        "max_tokens": policy.max_tokens,
+        "parent_ids": sorted({id_ for id_, kind in zip(columns["id"], columns["chunk_type"]) if kind == "parent"}),
+        "parent_tokens": parent_tokens,
+        "max_tokens": max_tokens,
     }
-    return _run_suite(gates, gates.partition_suite, EXPECTATIONS_GATE, _frame(chunks), parameters)
+    return run_suite(gates, gates.partition_suite, EXPECTATIONS_GATE, frame(columns), parameters)
 
 
-def _frame(chunks: Sequence[ChunkRecord]) -> pandas.DataFrame:
+def frame(columns: Columns) -> pandas.DataFrame:
     import pandas
 
-    columns = {name: [getattr(chunk, name) for chunk in chunks] for name in FRAME_COLUMNS}
-    frame = pandas.DataFrame(columns, columns=list(FRAME_COLUMNS))
+    table = pandas.DataFrame(dict(columns), columns=list(columns))
     # An empty partition still needs typed numeric columns for the range expectations.
-    return frame.astype({"page": "int64", "tokens": "int64", "embedded_tokens": "int64"}) if frame.empty else frame
+    return table.astype({"page": "int64", "tokens": "int64", "embedded_tokens": "int64"}) if table.empty else table
 
 
-def _run_suite(
-    gates: Gates, suite: ExpectationSuite, gate: str, frame: pandas.DataFrame, parameters: Mapping[str, Any]
+def run_suite(
+    gates: Gates,
+    suite: ExpectationSuite,
+    gate: str,
+    table: pandas.DataFrame,
+    parameters: Mapping[str, Any],
+    result_format: Mapping[str, Any] = _RESULT_FORMAT,
 ) -> tuple[GateResult, ...]:
-    batch = gates.batch_definition.get_batch(batch_parameters={"dataframe": frame})
-    outcome = batch.validate(suite, result_format=_RESULT_FORMAT, expectation_parameters=dict(parameters))
-    # GE reorders results by metric dependencies; report them in the suite's order.
+    """The suite's results in the suite's order (GE reorders them by metric dependencies)."""
+    return tuple(_expectation_result(gate, result) for result in suite_results(gates, suite, table, parameters, result_format))
+
+
+def suite_results(
+    gates: Gates,
+    suite: ExpectationSuite,
+    table: pandas.DataFrame,
+    parameters: Mapping[str, Any],
+    result_format: Mapping[str, Any] = _RESULT_FORMAT,
+) -> list[Any]:
+    """GE's own result objects, in the suite's order."""
+    batch = gates.batch_definition.get_batch(batch_parameters={"dataframe": table})
+    outcome = batch.validate(suite, result_format=dict(result_format), expectation_parameters=dict(parameters))
     order = {expectation.meta["name"]: index for index, expectation in enumerate(suite.expectations)}
-    in_suite_order = sorted(outcome.results, key=lambda result: order[result.expectation_config.meta["name"]])
-    return tuple(_expectation_result(gate, result) for result in in_suite_order)
+    return sorted(outcome.results, key=lambda result: order[result.expectation_config.meta["name"]])
 
 
 def _expectation_result(gate: str, result: Any) -> GateResult:
@@ -261,8 +310,13 @@ def _expectation_result(gate: str, result: Any) -> GateResult:
         checked_count=int(details.get("element_count") or 0),
         unexpected_count=int(details.get("unexpected_count") or 0),
         offending=offending[:OFFENDING_LIMIT],
-        detail=f"{config.type}({config.kwargs.get('column', '')}): {config.meta.get('rule', '')}",
+        detail=expectation_detail(config),
     )
+
+
+def expectation_detail(config: Any) -> str:
+    """What an expectation checks, in one line: its type, column and the suite's `meta.rule`."""
+    return f"{config.type}({config.kwargs.get('column', '')}): {config.meta.get('rule', '')}"
 
 
 def _exception_message(info: Mapping[str, Any] | None) -> str:
@@ -274,13 +328,13 @@ def _exception_message(info: Mapping[str, Any] | None) -> str:
     return "; ".join(messages)
 
 
-def check_schema(gates: Gates, chunks: Sequence[ChunkRecord]) -> tuple[GateResult, ...]:
+def check_schema(chunk_schema: jsonschema.Draft7Validator, chunks: Sequence[ChunkRecord]) -> tuple[GateResult, ...]:
     """Every record, as `to_dict` writes it, against the seed's Draft-07 chunk schema.
 
     One result per violated schema rule (e.g. `properties/text/minLength`), so the
     check names the rule, not just "invalid".
     """
-    validator = gates.chunk_schema
+    validator = chunk_schema
     offenders: dict[str, list[tuple[str, int]]] = {}
     first_message: dict[str, str] = {}
     for chunk in chunks:

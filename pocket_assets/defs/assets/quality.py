@@ -11,7 +11,7 @@ text. The checks do not block: one PDF must not stop the others' export; the
 `every_pdf_built` check fails the run instead.
 """
 
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
 from dagster import (
     AssetCheckResult,
@@ -30,12 +30,18 @@ from pocket_assets.core.quality.gate_findings import (
     gate_findings,
 )
 from pocket_assets.core.quality.report import write_report_html
-from pocket_assets.core.quality.validation import PARTITION_GATES, GateReport, validate_partition
+from pocket_assets.core.quality.validation import (
+    PARTITION_GATES,
+    GateReport,
+    check_without_expectations,
+    frame_columns,
+    with_expectations,
+)
 from pocket_assets.core.records import ChunkRecord, PageRecord, chunk_from_dict, page_from_dict, to_dict
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_asset, pdf_partitions
 from pocket_assets.defs.pdf_errors import GateFailed
-from pocket_assets.defs.pdf_workers import BuiltAhead, WorkersResource
+from pocket_assets.defs.pdf_workers import BuiltAhead, CompletedInBatches, WorkersResource
 from pocket_assets.defs.per_pdf import Outcome, StageOutput, run_per_pdf
 from pocket_assets.defs.resources import (
     ChunkPolicyResource,
@@ -49,6 +55,9 @@ from pocket_assets.defs.resources import (
 from pocket_assets.runstate.stages import CHUNK_STAGES, PAGES, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import STATUS_FAILED, PartitionStore, stage_file_stem
 
+Judged = tuple[list[ChunkRecord], list[PageRecord], GateReport]
+# Chunks per Great Expectations validation: ~0.2 s a batch plus ~0.2 ms a chunk; bounds the records held.
+SUITE_BATCH_CHUNKS = 2000
 FINDINGS = "gate_failures"  # the manifest's `extra` entry holding a PDF's findings
 # What each gate's failures are, for its count in the check metadata.
 _FAILED_COUNT_NAMES = {
@@ -94,16 +103,25 @@ def validated_chunks(
     store = paths.store()
     policy = chunk_policy.policy(tokenizer)
     settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy, summarizer=summarizer)
-    loaded_gates = gates.gates(paths.expectations_path)
+    chunk_schema = gates.chunk_schema(paths.expectations_path)
+    expectations = gates.expectations(paths.expectations_path)
+    keys = sorted(context.partition_keys)
 
-    def judge(key: str) -> tuple[list[ChunkRecord], list[PageRecord], GateReport]:
+    def judge(key: str) -> Judged:
         chunks = [chunk_from_dict(row) for stage in CHUNK_STAGES for row in store.read(stage, key)]
         page_records = [page_from_dict(row) for row in store.read(PAGES, key)]
-        return chunks, page_records, validate_partition(loaded_gates, key, chunks, page_records, policy)
+        return chunks, page_records, check_without_expectations(chunk_schema, key, chunks, page_records, policy)
 
-    # The gates (~0.25 s of Great Expectations per PDF) run on every core; the records they judged come
-    # back with the verdict, so the stage files are read once per PDF.
-    verdicts = BuiltAhead(judge, sorted(context.partition_keys), workers.count())
+    def with_suite(judged: Mapping[str, Judged]) -> dict[str, Judged]:
+        columns = {key: frame_columns(chunks) for key, (chunks, _, _) in judged.items()}
+        suite = expectations.partition_suite(columns, policy.parent_tokens, policy.max_tokens)
+        return {key: (chunks, pages, with_expectations(report, suite[key])) for key, (chunks, pages, report) in judged.items()}
+
+    # Schema and coverage run on every core, where the stage files are read (once per PDF: the records
+    # come back with the verdict); the suite runs in the Great Expectations process, once per batch.
+    verdicts = CompletedInBatches(
+        BuiltAhead(judge, keys, workers.count()), keys, with_suite, lambda judged: len(judged[0]), SUITE_BATCH_CHUNKS
+    )
 
     def build(key: str) -> StageOutput:
         chunks, page_records, report = verdicts(key)

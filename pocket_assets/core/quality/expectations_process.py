@@ -1,0 +1,180 @@
+"""Great Expectations in a process of its own, started early, so that its import is off the build's path.
+
+Importing GE and loading the suites takes ~4 s of CPU, a third of a one-PDF build. The
+build does not need GE before its chunks are made, so `prestart` launches this module as
+a fresh interpreter (`python -m pocket_assets.core.quality.expectations_process DIR`) at
+the start of a build: it imports GE and loads the suites on the other core while the
+build imports Dagster, extracts and chunks, then answers requests (the partition suite
+over a batch of PDFs, the corpus suite) one at a time over its stdin and stdout.
+
+Why not `multiprocessing`'s forkserver with GE preloaded: every process it forks first
+re-imports the parent's `__main__` (`spawn.prepare`); under a Dagster run worker that is
+the `dagster` command, whose import costs seconds per process. Why one process, not a
+pool: batched (`expectation_batches`), the suite costs ~0.2 s per batch of PDFs plus
+~0.2 ms per chunk, small beside the rest of a PDF's work.
+
+The process ends when its stdin closes: when the build closes it, or when the build dies.
+Any request sent before the suites are loaded waits for them. An error (a suite that does
+not load, a request that fails) comes back as `ExpectationsProcessError` with the
+process's traceback; a process that died says so, with its exit code.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Any, BinaryIO, Mapping
+
+from pocket_assets.core.quality.validation import Columns, GateReport, GateResult
+
+_READY = "ready"
+_OK = "ok"
+_ERROR = "error"
+
+
+class ExpectationsProcessError(RuntimeError):
+    """The expectations process could not load the suites or answer a request; the message says why."""
+
+
+class ExpectationsProcess:
+    """A client of one expectations process (one expectations folder); thread-compatible, not thread-safe."""
+
+    def __init__(self, expectations_dir: Path) -> None:
+        self.expectations_dir = expectations_dir
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", __name__, str(expectations_dir)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=_child_environment(),
+        )
+        self._ready = False
+
+    def partition_suite(
+        self, columns_by_key: Mapping[str, Columns], parent_tokens: int, max_tokens: int
+    ) -> dict[str, tuple[GateResult, ...]]:
+        """Each PDF's partition-suite results (`expectation_batches.expectations_for_batch`)."""
+        return self._ask("partition_suite", dict(columns_by_key), parent_tokens, max_tokens)
+
+    def corpus_suite(self, columns: Columns, label: str = "corpus") -> GateReport:
+        """`validation.validate_corpus_ids` over these columns."""
+        return self._ask("corpus_suite", dict(columns), label)
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            assert self._process.stdin is not None
+            self._process.stdin.close()
+            self._process.wait()
+
+    def _ask(self, request: str, *arguments: Any) -> Any:
+        stdin, stdout = self._process.stdin, self._process.stdout
+        assert stdin is not None and stdout is not None
+        try:
+            if not self._ready:
+                self._answer(stdout)
+                self._ready = True
+            pickle.dump((request, arguments), stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            stdin.flush()
+        except BrokenPipeError:
+            raise self._died() from None
+        return self._answer(stdout)
+
+    def _answer(self, stdout: BinaryIO) -> Any:
+        try:
+            status, value = pickle.load(stdout)
+        except EOFError:
+            raise self._died() from None
+        if status == _ERROR:
+            raise ExpectationsProcessError(f"Great Expectations ({self.expectations_dir}): {value}")
+        return value
+
+    def _died(self) -> ExpectationsProcessError:
+        code = self._process.wait()
+        return ExpectationsProcessError(
+            f"the Great Expectations process for {self.expectations_dir} ended (exit code {code}); see its output above"
+        )
+
+
+def _child_environment() -> dict[str, str]:
+    """This process's environment, with this copy of the project first on the path (a worktree, a test
+    checkout), whatever the working folder."""
+    project_root = str(Path(__file__).resolve().parents[3])
+    path = os.pathsep.join(part for part in (project_root, os.environ.get("PYTHONPATH", "")) if part)
+    return {**os.environ, "PYTHONPATH": path}
+
+
+_PROCESSES: dict[Path, ExpectationsProcess] = {}
+_LOCK = threading.Lock()
+
+
+def prestart(expectations_dir: Path) -> ExpectationsProcess:
+    """The process for this folder, started now if it is not running yet (returns at once)."""
+    folder = expectations_dir.resolve()
+    with _LOCK:
+        process = _PROCESSES.get(folder)
+        if process is None or process._process.poll() is not None:
+            process = _PROCESSES[folder] = ExpectationsProcess(folder)
+        return process
+
+
+def expectations_process(expectations_dir: Path) -> ExpectationsProcess:
+    """Same as `prestart`: the caller's first request waits for the suites."""
+    return prestart(expectations_dir)
+
+
+def expectations_dir_from(environ: Mapping[str, str], root: Path) -> Path:
+    """`POCKET_ASSETS_EXPECTATIONS_DIR`, else `expectations/` under the project root."""
+    return Path(environ.get("POCKET_ASSETS_EXPECTATIONS_DIR", str(root / "expectations")))
+
+
+@atexit.register
+def _close_all() -> None:
+    for process in _PROCESSES.values():
+        process.close()
+
+
+def serve(expectations_dir: Path, requests: BinaryIO, answers: BinaryIO) -> None:
+    """The process's side: load the suites, say so, then answer each request until `requests` ends."""
+    from pocket_assets.core.quality.expectation_batches import expectations_for_batch
+    from pocket_assets.core.quality.validation import corpus_ids_on_columns, load_gates
+
+    try:
+        gates = load_gates(expectations_dir)
+    except Exception:
+        _send(answers, _ERROR, traceback.format_exc())
+        return
+    _send(answers, _READY, None)
+    handlers = {
+        "partition_suite": lambda *arguments: expectations_for_batch(gates, *arguments),
+        "corpus_suite": lambda *arguments: corpus_ids_on_columns(gates, *arguments),
+    }
+    while True:
+        try:
+            request, arguments = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            _send(answers, _OK, handlers[request](*arguments))
+        except Exception:
+            _send(answers, _ERROR, traceback.format_exc())
+
+
+def _send(answers: BinaryIO, status: str, value: Any) -> None:
+    pickle.dump((status, value), answers, protocol=pickle.HIGHEST_PROTOCOL)
+    answers.flush()
+
+
+def _main() -> None:
+    # The answers go to the pipe the parent reads; anything printed (GE, warnings) goes to stderr instead.
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    serve(Path(sys.argv[1]), sys.stdin.buffer, answers)
+
+
+if __name__ == "__main__":
+    _main()

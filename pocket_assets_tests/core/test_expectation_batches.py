@@ -1,0 +1,136 @@
+"""The partition suite over a batch of PDFs gives each PDF exactly its per-PDF results, failures included,
+in this process and in the Great Expectations process."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from pocket_assets.core.quality.expectation_batches import batchable, expectations_for_batch
+from pocket_assets.core.quality.expectations_process import ExpectationsProcess, ExpectationsProcessError
+from pocket_assets.core.quality.validation import (
+    Gates,
+    expectations_on_columns,
+    frame_columns,
+    load_gates,
+    validate_corpus_ids,
+)
+from pocket_assets.core.records import ChunkRecord
+from pocket_assets_tests.core.test_validation import (
+    EXPECTATIONS_DIR,
+    POLICY,
+    by_id,
+    copy_expectations,
+    make_chunks,
+    make_pages,
+    replaced,
+)
+
+CAPS = (POLICY.parent_tokens, POLICY.max_tokens)
+
+
+@pytest.fixture(scope="module")
+def gates() -> Gates:
+    return load_gates(EXPECTATIONS_DIR)
+
+
+def renamed_parent(chunks: list[ChunkRecord], new_id: str) -> list[ChunkRecord]:
+    """The first parent under another id, its children pointing at it."""
+    old = by_id(chunks, "parent").id
+    return [
+        dataclasses.replace(chunk, id=new_id) if chunk.id == old else
+        dataclasses.replace(chunk, parent_id=new_id) if chunk.parent_id == old else chunk
+        for chunk in chunks
+    ]
+
+
+def corpus() -> dict[str, list[ChunkRecord]]:
+    """Clean PDFs (with the same ids: ids need only be unique within a PDF), a PDF with a short child, one
+    with a duplicate id, one whose child points at a parent of another PDF, and an empty one."""
+    clean = make_chunks(make_pages())
+    short = replaced(clean, by_id(clean, "child"), text="trop court")
+    duplicate = replaced(clean, by_id(clean, "child", 1), id=by_id(clean, "child").id)
+    elsewhere = renamed_parent(clean, "only-in-a.pdf")
+    stray = replaced(clean, by_id(clean, "child"), parent_id="only-in-a.pdf")
+    return {
+        "fr/a.pdf": elsewhere,
+        "fr/b.pdf": clean,
+        "fr/c.pdf": short,
+        "fr/d.pdf": duplicate,
+        "fr/e.pdf": stray,
+        "fr/f.pdf": [],
+        "fr/g.pdf": clean,
+    }
+
+
+def per_pdf(gates: Gates, pdfs: dict[str, list[ChunkRecord]]) -> dict:
+    return {key: expectations_on_columns(gates, frame_columns(chunks), *CAPS) for key, chunks in pdfs.items()}
+
+
+def failed(results: dict) -> dict[str, set[str]]:
+    return {key: {r.expectation for r in found if not r.passed} for key, found in results.items()}
+
+
+def test_batch_gives_each_pdf_its_own_per_pdf_results(gates: Gates) -> None:
+    pdfs = corpus()
+    batch = expectations_for_batch(gates, {key: frame_columns(chunks) for key, chunks in pdfs.items()}, *CAPS)
+    assert batch == per_pdf(gates, pdfs)
+    assert failed(batch) == {
+        "fr/a.pdf": set(),
+        "fr/b.pdf": set(),
+        "fr/c.pdf": {"text_min_length", "searchable_text_min_length"},
+        "fr/d.pdf": {"id_unique"},
+        "fr/e.pdf": {"parent_id_resolves"},
+        "fr/f.pdf": set(),
+        "fr/g.pdf": set(),
+    }
+
+
+def test_a_suite_the_batch_cannot_judge_row_by_row_is_run_pdf_by_pdf(gates: Gates, tmp_path: Path) -> None:
+    """`mostly` below 1 makes a PDF's verdict depend on its share of bad rows, not on any bad row."""
+    lenient = load_gates(copy_expectations(tmp_path, "text_min_length", 0.5, "mostly"))
+    assert batchable(gates.partition_suite) and not batchable(lenient.partition_suite)
+    pdfs = corpus()
+    batch = expectations_for_batch(lenient, {key: frame_columns(chunks) for key, chunks in pdfs.items()}, *CAPS)
+    assert batch == per_pdf(lenient, pdfs)
+
+
+def test_an_expectation_that_cannot_run_fails_every_pdf_with_its_error(tmp_path: Path) -> None:
+    broken = load_gates(copy_expectations(tmp_path, "page_positive", "no_such_column", "column"))
+    pdfs = {key: chunks for key, chunks in corpus().items() if key in ("fr/b.pdf", "fr/g.pdf")}
+    batch = expectations_for_batch(broken, {key: frame_columns(chunks) for key, chunks in pdfs.items()}, *CAPS)
+    assert batch == per_pdf(broken, pdfs)
+    assert failed(batch) == {"fr/b.pdf": {"page_positive"}, "fr/g.pdf": {"page_positive"}}
+
+
+def test_the_expectations_process_answers_as_this_process_does(gates: Gates) -> None:
+    pdfs = corpus()
+    columns = {key: frame_columns(chunks) for key, chunks in pdfs.items()}
+    process = ExpectationsProcess(EXPECTATIONS_DIR)
+    try:
+        assert process.partition_suite(columns, *CAPS) == expectations_for_batch(gates, columns, *CAPS)
+        everything = [chunk for key in ("fr/b.pdf", "fr/g.pdf") for chunk in pdfs[key]]
+        from_process = process.corpus_suite(frame_columns(everything), "corpus")
+        assert from_process == validate_corpus_ids(gates, everything, "corpus")
+        assert not from_process.passed, "the same ids in two PDFs collide in the corpus"
+    finally:
+        process.close()
+
+
+def test_a_suite_that_does_not_load_is_a_clear_error_from_the_process(tmp_path: Path) -> None:
+    directory = copy_expectations(tmp_path, "page_positive", {"$PARAMETER": "first_page"}, "min_value")
+    process = ExpectationsProcess(directory)
+    try:
+        with pytest.raises(ExpectationsProcessError, match="unknown \\$PARAMETER.*first_page"):
+            process.partition_suite({}, *CAPS)
+    finally:
+        process.close()
+
+
+def test_a_dead_process_is_a_clear_error(tmp_path: Path) -> None:
+    process = ExpectationsProcess(EXPECTATIONS_DIR)
+    process._process.kill()
+    with pytest.raises(ExpectationsProcessError, match="ended"):
+        process.partition_suite({}, *CAPS)
