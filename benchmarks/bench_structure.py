@@ -25,6 +25,7 @@ import re
 import sys
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -264,13 +265,70 @@ def run_regs(folder: Path, counter: TokenCounter, verbose: bool) -> None:
     )
 
 
-def outline_recall(pdf: Path, counter: TokenCounter) -> tuple[int, int, list[str]]:
-    with pymupdf.open(pdf) as document:
-        toc = [entry for entry in document.get_toc() if entry[0] <= OUTLINE_LEVELS and entry[2] >= 1]
-    if not toc:
-        return 0, 0, []
+def _plain(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def page_edge_rows(page: pymupdf.Page) -> list[tuple[str, int, str]]:
+    """The page's top and bottom rows of text that stand off the rest: (band, height, text), by PyMuPDF alone.
+
+    A row is the text lines sharing a height (within 1 pt), left to right; the topmost row counts
+    when it sits in the top tenth of the page and the next row starts at least its own height below
+    it (the bottommost likewise, in the bottom tenth).
+    """
+    lines = sorted(
+        (line["bbox"][1], line["bbox"][3], line["bbox"][0], "".join(span["text"] for span in line["spans"]))
+        for block in page.get_text("dict")["blocks"] if block["type"] == 0 for line in block["lines"]
+    )
+    rows: list[list[tuple[float, float, float, str]]] = []
+    for line in lines:
+        if line[3].strip():
+            if rows and abs(rows[-1][0][0] - line[0]) <= 1:
+                rows[-1].append(line)
+            else:
+                rows.append([line])
+    found = []
+    if len(rows) > 1:
+        top, below = rows[0], rows[1]
+        height = page.rect.height
+        if top[0][1] <= height * 0.1 and below[0][0] - max(r[1] for r in top) >= top[0][1] - top[0][0]:
+            found.append(("top", top))
+        bottom, above = rows[-1], rows[-2]
+        if bottom[0][0] >= height * 0.9 and bottom[0][0] - max(r[1] for r in above) >= bottom[0][1] - bottom[0][0]:
+            found.append(("bottom", bottom))
+    return [
+        (band, round(row[0][0]), _plain(" ".join(part[3] for part in sorted(row, key=lambda part: part[2]))))
+        for band, row in found
+    ]
+
+
+def manual_leaks(document: pymupdf.Document, children: Sequence) -> list[str]:
+    """Children holding a line that is a running line of the document.
+
+    Running lines: edge rows (`page_edge_rows`) with a letter, at a height where edge rows stand on
+    three pages or more (the page template's place, whatever the text says there).
+    """
+    rows = [row for page in document for row in page_edge_rows(page)]
+    places = Counter((band, height) for band, height, _ in rows)
+    running = {
+        text for band, height, text in rows
+        if re.search(r"[^\W\d_]", text) and sum(places[(band, height + shift)] for shift in (-1, 0, 1)) >= 3
+    }
+    leaked = []
+    for child in children:
+        hit = next((line for line in child.text.splitlines() if _plain(_HEADING_MARKS.sub("", line)) in running), None)
+        if hit is not None:
+            leaked.append(f"p{child.page}: {hit.strip()!r}")
+    return leaked
+
+
+def outline_recall(pdf: Path, counter: TokenCounter) -> tuple[int, int, list[str], int, list[str]]:
+    """Outline entries found, entries, misses; children, and the children leaking a running line."""
     pages = extract_pages(pdf)
     children = chunk_document(inspect_pdf(pdf, f"{pdf.parent.name}/{pdf.name}"), pages, ChunkPolicy(), counter).children
+    with pymupdf.open(pdf) as document:
+        toc = [entry for entry in document.get_toc() if entry[0] <= OUTLINE_LEVELS and entry[2] >= 1]
+        leaked = manual_leaks(document, children)
     on_page: dict[int, set[tuple[str, str]]] = {}
     for child in children:
         for title in child.section_path:
@@ -283,20 +341,21 @@ def outline_recall(pdf: Path, counter: TokenCounter) -> tuple[int, int, list[str
             found += 1
         else:
             missed.append(f"p{page} {title}")
-    return found, len(toc), missed
+    return found, len(toc), missed, len(children), leaked
 
 
 def run_outlines(folder: Path, counter: TokenCounter, verbose: bool) -> None:
-    print("\n## outlines of corpus (levels 1-2 in some child's section_path on their page)\n")
-    print("| document | entries | recall |")
-    print("|---|---|---|")
+    print("\n## outlines of corpus (levels 1-2 in some child's section_path on their page; running-line leaks)\n")
+    print("| document | entries | recall | leaks |")
+    print("|---|---|---|---|")
     for pdf in sorted(folder.rglob("*.pdf")):
-        found, entries, missed = outline_recall(pdf, counter)
-        if entries:
-            print(f"| {pdf.name} | {entries} | {ratio(found, entries)} |")
-            if verbose:
-                for item in missed[:15]:
-                    print(f"    missed {pdf.name}: {item}", file=sys.stderr)
+        found, entries, missed, children, leaked = outline_recall(pdf, counter)
+        print(f"| {pdf.name} | {entries or '-'} | {ratio(found, entries)} | {len(leaked)}/{children} |")
+        if verbose:
+            for item in missed[:15]:
+                print(f"    missed {pdf.name}: {item}", file=sys.stderr)
+            for item in leaked[:10]:
+                print(f"    leak {pdf.name}: {item}", file=sys.stderr)
 
 
 def run_wild(folder: Path, labels_file: Path, verbose: bool) -> None:

@@ -109,7 +109,7 @@ def print_summary(
     for summary in summaries:
         counts = ", ".join(f"{stage} {count}" for stage, count in summary.rows.items() if stage is not SOURCE)
         state = f"FAILED ({summary.failure})" if summary.failure else "ok"
-        print(f"  {summary.partition_key}: {state}; {counts}")
+        print(f"  {summary.partition_key}: {'; '.join(part for part in (state, counts) if part)}")
     totals = {stage: sum(s.rows.get(stage, 0) for s in summaries) for stage in STAGES if stage is not SOURCE}
     failed = [s for s in summaries if s.failure]
     not_built = f", {len(refused)} not built (file name)" if refused else ""

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pocket_assets.core.document import assemble_pages
-from pocket_assets.core.extract.cleanup import running_signatures
+from pocket_assets.core.extract.cleanup import out_of_step, running_in_slots, running_signatures, scattered
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus
 from pocket_assets.core.extract.reading_order import document_column_lefts, text_column_left
 from pocket_assets.core.extract.markdown import (
     RenderedPage,
-    margin_signatures,
+    margin_lines,
     page_paragraphs,
     render_page,
 )
@@ -39,8 +39,9 @@ __all__ = [
 
 # Bump when the same PDF gives other page text or blocks: the `pages` asset's code version, so every
 # PDF extracted before is stale (v2: unruled tables, margin-label headings, equation blocks; v3: labelled
-# headings and their nesting, small capitals, office tables, short-document running lines, TeX accents).
-EXTRACTOR_VERSION = "pocket-extract-v3"
+# headings and their nesting, small capitals, office tables, short-document running lines, TeX accents;
+# v4: running headers whose text changes with the chapter, "Chapter 1: Introduction 2").
+EXTRACTOR_VERSION = "pocket-extract-v4"
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,12 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
     census = StyleCensus()
     for scan, column_left in zip(scans, column_lefts):
         for paragraph in page_paragraphs(scan, frozenset(), column_left)[0]:
-            census.add_paragraph(paragraph, scan.number)
-    running = running_signatures((margin_signatures(scan) for scan in scans), len(scans))
+            census.add_paragraph(paragraph, scan.number, in_margin=scan.margin_position(paragraph.first) is not None)
+    candidates = [margin_lines(scan) for scan in scans]
+    running = running_signatures(([line.signature for line in lines] for lines in candidates), len(scans))
+    flat = [line for lines in candidates for line in lines]
+    running -= out_of_step(flat, running) | scattered(flat, running)
+    running |= running_in_slots(flat, len(scans), running, census.heading_titles())
     scale = HeadingScale.from_census(census)
     section_level = 0
     after_bare_label = False

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from pocket_assets.core.extract.cleanup import title_key
 from pocket_assets.core.extract.numbering import ARTICLE_RANK, DECIMAL, KIND_RANKS, read_label
 from pocket_assets.core.extract.reading_order import Paragraph
 
@@ -149,14 +150,16 @@ def run_in_heading(paragraph: Paragraph, body_size: float) -> str:
 
 @dataclass
 class StyleCensus:
-    """Counts gathered while pages are read, small whatever the document length."""
+    """Counts gathered while pages are read, and the titles of short paragraphs: small whatever the document length."""
 
     body_sizes: Counter[float] = field(default_factory=Counter)
     short_shapes: Counter[Shape] = field(default_factory=Counter)
     first_page_shapes: Counter[Shape] = field(default_factory=Counter)
     last_page: int = 0
+    # Short paragraphs out of the margins as (title_key, shape): the headings a running header may name.
+    titles: set[tuple[str, Shape]] = field(default_factory=set)
 
-    def add_paragraph(self, paragraph: Paragraph, page: int) -> None:
+    def add_paragraph(self, paragraph: Paragraph, page: int, in_margin: bool = False) -> None:
         self.last_page = max(self.last_page, page)
         for line in paragraph.lines:
             if not line.mono:
@@ -167,11 +170,19 @@ class StyleCensus:
             self.short_shapes[shape] += 1
             if page == 1:
                 self.first_page_shapes[shape] += 1
+            title = title_key(" ".join(line.text for line in paragraph.lines))
+            if title and not in_margin:
+                self.titles.add((title, shape))
 
     def body_size(self) -> float:
         if not self.body_sizes:
             return 10.0
         return max(sorted(self.body_sizes), key=lambda size: self.body_sizes[size])
+
+    def heading_titles(self) -> frozenset[str]:
+        """title_keys of the paragraphs set as headings (out of the margins)."""
+        body_size = self.body_size()
+        return frozenset(title for title, shape in self.titles if heading_style(shape, body_size) is not None)
 
 
 @dataclass(frozen=True)

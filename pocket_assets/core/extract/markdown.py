@@ -8,9 +8,12 @@ from dataclasses import dataclass
 
 from pocket_assets.core.document import PageContent
 from pocket_assets.core.extract.cleanup import (
+    MarginLine,
+    header_titles,
     is_page_counter,
     join_lines,
     margin_signature,
+    numbers_of,
 )
 from pocket_assets.core.extract.headings import (
     MAX_LEVEL,
@@ -97,12 +100,36 @@ def _margin_places(scan: PageScan) -> dict[int, tuple[str, bool]]:
     return places
 
 
-def margin_signatures(scan: PageScan) -> tuple[str, ...]:
-    """Signatures of the lines that may run from page to page, the input of running-header detection."""
+def _apart_from_text(line: Line, place: str, lines: list[Line]) -> bool:
+    """Whether a margin line stands off the page's text by at least its own height, on the text's side.
+
+    A running header is set above the text block with a skip of its own, a footer below it; a
+    page's first or last body line (a heading, a table row) is as close to its neighbour as lines are.
+    """
+    if place == "top":
+        below = [other.y0 for other in lines if other.y0 > line.y0 + EDGE_SLACK]
+        gap = min(below) - line.y1 if below else float("inf")
+    else:
+        above = [other.y1 for other in lines if other.y1 < line.y1 - EDGE_SLACK]
+        gap = line.y0 - max(above) if above else float("inf")
+    return gap >= line.y1 - line.y0
+
+
+def margin_lines(scan: PageScan) -> tuple[MarginLine, ...]:
+    """The lines that may run from page to page, the input of running-header detection."""
     places = _margin_places(scan)
+    lines = [line for block in scan.blocks for line in block]
     return tuple(
-        margin_signature(places[id(line)][0], line.text)
-        for lines in scan.blocks
+        MarginLine(
+            scan.number,
+            margin_signature(places[id(line)][0], line.text),
+            places[id(line)][0] if places[id(line)][1] else "",
+            line.y0,
+            line.size,
+            header_titles(line.text),
+            places[id(line)][1] and _apart_from_text(line, places[id(line)][0], lines),
+            numbers_of(line.text),
+        )
         for line in lines
         if id(line) in places
     )
