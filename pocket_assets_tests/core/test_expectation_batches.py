@@ -4,6 +4,7 @@ in this process and in the Great Expectations process."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,10 @@ import pytest
 from pocket_assets.core.quality.expectation_batches import batchable, expectations_for_batch
 from pocket_assets.core.quality.expectations_process import ExpectationsProcess, ExpectationsProcessError
 from pocket_assets.core.quality.validation import (
+    CORPUS_SUITE_FILE,
     Gates,
+    corpus_frame_columns,
+    corpus_ids_on_columns,
     expectations_on_columns,
     frame_columns,
     load_gates,
@@ -134,3 +138,30 @@ def test_a_dead_process_is_a_clear_error(tmp_path: Path) -> None:
     process._process.kill()
     with pytest.raises(ExpectationsProcessError, match="ended"):
         process.partition_suite({}, *CAPS)
+
+
+def test_the_corpus_suite_reads_the_ids_only_and_still_names_a_corpus_wide_duplicate(gates: Gates) -> None:
+    pdfs = corpus()
+    everything = [chunk for key in ("fr/b.pdf", "fr/g.pdf") for chunk in pdfs[key]]
+    narrow = corpus_frame_columns(EXPECTATIONS_DIR)
+    assert narrow == ("id", "page"), "the corpus suite's frame holds no text"
+    process = ExpectationsProcess(EXPECTATIONS_DIR)
+    try:
+        from_process = process.corpus_suite(frame_columns(everything, narrow), "corpus")
+    finally:
+        process.close()
+    assert from_process == corpus_ids_on_columns(gates, frame_columns(everything), "corpus")
+    [result] = from_process.failures()
+    assert result.expectation == "id_unique_in_corpus" and result.unexpected_count > 0
+    assert {chunk_id for chunk_id, _ in result.offending} <= {chunk.id for chunk in pdfs["fr/b.pdf"]}
+
+
+def test_an_expectation_on_another_column_widens_the_corpus_frame(tmp_path: Path) -> None:
+    suite = json.loads((EXPECTATIONS_DIR / CORPUS_SUITE_FILE).read_text(encoding="utf-8"))
+    suite["expectations"].append({"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "source"}})
+    (tmp_path / CORPUS_SUITE_FILE).write_text(json.dumps(suite), encoding="utf-8")
+    assert corpus_frame_columns(tmp_path) == ("id", "page", "source")
+    suite["expectations"].append({"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "colour"}})
+    (tmp_path / CORPUS_SUITE_FILE).write_text(json.dumps(suite), encoding="utf-8")
+    with pytest.raises(ValueError, match="colour"):
+        corpus_frame_columns(tmp_path)

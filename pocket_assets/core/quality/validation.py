@@ -246,9 +246,29 @@ def check_expectations(gates: Gates, chunks: Sequence[ChunkRecord], policy: Chun
 Columns = Mapping[str, Sequence[Any]]
 
 
-def frame_columns(chunks: Sequence[ChunkRecord]) -> dict[str, list[Any]]:
-    """What the suites read of a PDF's chunks (`FRAME_COLUMNS`): small to send to another process."""
-    return {name: [getattr(chunk, name) for chunk in chunks] for name in FRAME_COLUMNS}
+def frame_columns(chunks: Sequence[ChunkRecord], names: Sequence[str] = FRAME_COLUMNS) -> dict[str, list[Any]]:
+    """What the suites read of a PDF's chunks (`FRAME_COLUMNS`, or fewer): small to send to another process."""
+    return {name: [getattr(chunk, name) for chunk in chunks] for name in names}
+
+
+def corpus_frame_columns(expectations_dir: Path) -> tuple[str, ...]:
+    """The columns the corpus suite reads (those its expectations name, and the results' identity columns).
+
+    The corpus suite runs over every chunk of a corpus, so its frame holds these columns only (ids, not
+    texts): what the build sends to GE then grows by a few bytes per chunk, not by the corpus's text. Read
+    from the suite file itself (plain JSON, no GE import), so an expectation added on another column gets it.
+    """
+    suite = json.loads((expectations_dir / CORPUS_SUITE_FILE).read_text(encoding="utf-8"))
+    named: set[str] = set()
+    for expectation in suite.get("expectations", []):
+        for key, value in expectation.get("kwargs", {}).items():
+            if key == "column" or key.startswith("column_"):  # column, column_list, column_A, ...
+                named.update([value] if isinstance(value, str) else value)
+    unknown = sorted(named - set(FRAME_COLUMNS))
+    if unknown:
+        raise ValueError(f"{expectations_dir / CORPUS_SUITE_FILE}: columns {unknown} are not chunk frame columns {FRAME_COLUMNS}")
+    wanted = named | set(_IDENTITY_COLUMNS)
+    return tuple(name for name in FRAME_COLUMNS if name in wanted)
 
 
 def expectations_on_columns(gates: Gates, columns: Columns, parent_tokens: int, max_tokens: int) -> tuple[GateResult, ...]:
@@ -266,7 +286,8 @@ def frame(columns: Columns) -> pandas.DataFrame:
 
     table = pandas.DataFrame(dict(columns), columns=list(columns))
     # An empty partition still needs typed numeric columns for the range expectations.
-    return table.astype({"page": "int64", "tokens": "int64", "embedded_tokens": "int64"}) if table.empty else table
+    numeric = {name: "int64" for name in ("page", "tokens", "embedded_tokens") if name in columns}
+    return table.astype(numeric) if table.empty else table
 
 
 def run_suite(

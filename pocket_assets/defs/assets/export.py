@@ -27,7 +27,7 @@ from pocket_assets.core.export.corpus_files import (
     write_corpus_exports,
 )
 from pocket_assets.core.pdf import corpus_of
-from pocket_assets.core.quality.validation import frame_columns
+from pocket_assets.core.quality.validation import corpus_frame_columns, frame_columns
 from pocket_assets.core.records import ChunkRecord
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
@@ -66,7 +66,9 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
     selection = select_for_export(store, scan.keys)
     chunks_by_key = {key: read_validated_chunks(store, [key]) for key in selection.shipped}
     id_report = gates.expectations(paths.expectations_path).corpus_suite(
-        frame_columns([chunk for chunks in chunks_by_key.values() for chunk in chunks])
+        frame_columns(
+            [chunk for chunks in chunks_by_key.values() for chunk in chunks], corpus_frame_columns(paths.expectations_path)
+        )
     )
     collisions = _colliding_pdfs(chunks_by_key)
     for key, _ in collisions:
