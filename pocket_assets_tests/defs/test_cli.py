@@ -1,5 +1,7 @@
 """`pocket-assets build` end to end: partitions synced, one run, a summary, the exit code."""
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -74,3 +76,28 @@ def test_the_pdfs_a_run_builds_are_read_from_its_partition_tags() -> None:
     assert pdfs_in_run({PARTITION_NAME_TAG: "c.pdf"}, lambda: ordered) == 1
     assert pdfs_in_run({}, lambda: ordered) is None
     assert pdfs_in_run(range_tags("b.pdf", "gone.pdf"), lambda: ordered) is None
+
+
+def test_console_script_exits_with_the_build_code_after_writing_everything(tmp_path: Path) -> None:
+    """`run` (the console script and `python -m`) ends with os._exit: the summary, the exports and the
+    exit code must all be out before it, and the expectations process must not outlive it."""
+    import subprocess
+    import sys
+
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    small_corpus(raw)
+    random_bytes_pdf(raw / "fr" / "zz-broken.pdf")
+    expectations = tmp_path / "expectations"  # a path of its own, to find this command's expectations process
+    shutil.copytree(Path(__file__).resolve().parents[2] / "expectations", expectations)
+    environment = {**os.environ, "DAGSTER_HOME": str(tmp_path / "home"), "POCKET_ASSETS_EXPECTATIONS_DIR": str(expectations)}
+    (tmp_path / "home").mkdir()
+    command = [sys.executable, "-m", "pocket_assets.cli", "build", "--raw-dir", str(raw), "--output-dir", str(out)]
+    finished = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+
+    assert finished.returncode == 1, finished.stderr[-2000:]
+    assert "3 PDFs, 1 failed" in finished.stdout and "fr/zz-broken.pdf" in finished.stdout
+    lines = (out / "chunks_fr.txt").read_text(encoding="utf-8").splitlines()
+    assert lines and all(line.startswith("<chunk_splitter> ") for line in lines)
+    assert not list(out.rglob("*.tmp*")), "no temporary file left behind"
+    leftover = subprocess.run(["pgrep", "-f", f"expectations_process {expectations}"], capture_output=True, check=False)
+    assert leftover.returncode == 1, "no expectations process outlives the command"
