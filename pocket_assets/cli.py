@@ -76,8 +76,9 @@ def preload_for_build(select: Sequence[str], pdf_count: int) -> None:
 
 def _pdfs_under(raw_dir: str | None) -> int:
     """How many PDFs a build of the whole raw folder names (refused ones too: an estimate, before Dagster loads)."""
-    folder = Path(raw_dir or os.environ.get("POCKET_ASSETS_RAW_DIR", "data/raw"))
-    return sum(1 for path in folder.rglob("*") if path.suffix.lower() == ".pdf")
+    from pocket_assets.core.raw_folder import count_pdf_files, raw_dir_from
+
+    return count_pdf_files(Path(raw_dir) if raw_dir else raw_dir_from(os.environ, Path.cwd()))
 
 
 def _ensure_dagster_home() -> None:

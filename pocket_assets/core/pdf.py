@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 import pymupdf
 
 from pocket_assets.core.errors import PdfError
+from pocket_assets.core.raw_folder import pdf_files
 from pocket_assets.core.records import CORPORA, PdfIdentity
 
 PDF_MAGIC = b"%PDF-"
@@ -70,7 +71,7 @@ def scan_raw_folder(raw_dir: Path, corpora: Sequence[str] = CORPORA) -> RawFolde
     keys: list[str] = []
     refused: list[tuple[str, str]] = []
     ignored: list[tuple[str, str]] = []
-    for path in sorted(_pdf_files(raw_dir)):
+    for path in sorted(pdf_files(raw_dir)):
         key = path.relative_to(raw_dir).as_posix()
         shown = printable_name(key)
         problem = partition_key_problem(key)
@@ -110,16 +111,6 @@ def printable_name(key: str) -> str:
     """The name as a sentence can show it: undecodable bytes as \\xNN, control characters escaped."""
     raw = os.fsencode(key).decode("utf-8", errors="backslashreplace")
     return "".join(c if unicodedata.category(c)[0] != "C" else repr(c)[1:-1] for c in raw)
-
-
-def _pdf_files(raw_dir: Path) -> Iterator[Path]:
-    """Files whose name ends in `.pdf`, any case, at any depth; unreadable folders are skipped, not fatal."""
-    for folder, _subfolders, files in os.walk(raw_dir):
-        for name in files:
-            if name.lower().endswith(".pdf"):
-                path = Path(folder) / name
-                if path.is_file():
-                    yield path
 
 
 def sha256_file(path: Path) -> str:
