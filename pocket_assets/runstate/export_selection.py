@@ -16,7 +16,9 @@ setting (strict export), not this module's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
+
+import pyarrow.parquet as pq
 
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict
 from pocket_assets.runstate.stages import EXPORTED
@@ -59,6 +61,15 @@ def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> E
         else:
             excluded.append((key, f"left out, it has no good chunks: {why}"))
     return ExportSelection(tuple(included), tuple(stale), tuple(excluded))
+
+
+def read_validated_columns(store: PartitionStore, partition_key: str, columns: Sequence[str]) -> dict[str, list[Any]]:
+    """Some columns of a PDF's last good validated chunks (column -> values, in the file's row order):
+    what the export holds of every PDF, where the chunks themselves are read one PDF at a time."""
+    path = store.data_path(EXPORTED, partition_key)
+    if not path.is_file():
+        return {name: [] for name in columns}
+    return pq.read_table(path, columns=list(columns)).to_pydict()
 
 
 def read_validated_chunks(store: PartitionStore, partition_keys: Sequence[str]) -> list[ChunkRecord]:

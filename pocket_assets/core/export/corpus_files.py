@@ -26,6 +26,12 @@ child, table_summary), then `chunk_index`, then id. Given the same chunks,
 the SDK and HEPilot files are byte-identical between builds and the corpus
 JSON differs only in `metadata.generated`.
 
+Memory: `write_corpus_parts` holds a few key columns of every chunk (ids,
+hashes, sort keys: `CorpusParts`) and the chunks of one part (one PDF) at a
+time, read again while the files are written in one pass; a corpus of many
+PDFs costs the export its ids, not its texts. `write_corpus_exports` is the
+same over chunks already in memory.
+
 Crash safety: every chunk is validated while streaming into temp files; only
 when all four are complete are they renamed over the targets, the corpus JSON
 last. The redirect history resolves meanings by (id, text hash), so a re-run
@@ -40,14 +46,22 @@ import json
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence, TextIO
+from typing import Any, Callable, Iterator, Mapping, Sequence, TextIO
 
 import jsonschema
 
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, CONTEXT_SEPARATOR, sdk_line, with_context
 from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, to_dict
-from pocket_assets.core.export.redirects import DEFAULT_MIN_OVERLAP, RedirectHistory, RedirectStats, carry_history
+from pocket_assets.core.export.redirects import (
+    DEFAULT_MIN_OVERLAP,
+    CurrentChunks,
+    Group,
+    RedirectHistory,
+    RedirectStats,
+    carry_history,
+)
+from pocket_assets.core.memory import return_freed_memory
 
 SCHEMA_VERSION = "1.0"  # the corpus file format of seed SPEC-SCH-001 §5.1
 CHUNK_SCHEMA_FILE = "chunk.schema.json"
@@ -62,6 +76,9 @@ SDK_FILE = "sdk"
 MODE_B_FILE = "mode_b"
 HEPILOT_FILE = "hepilot"
 REDIRECTS_FILE = "redirects"
+
+# What the export holds of every chunk of a corpus (`CorpusParts.keys`): the sort keys, the corpus, the text hash.
+KEY_COLUMNS: tuple[str, ...] = ("id", "source", "chunk_type", "chunk_index", "corpus", "hash")
 
 
 class ExportError(ValueError):
@@ -109,6 +126,29 @@ class CorpusExport:
     ambiguous_ids: tuple[str, ...] = ()  # ids that named different texts over builds (redirect to null)
 
 
+@dataclass(frozen=True)
+class CorpusParts:
+    """A corpus as the export reads it: in parts (one PDF's chunks each), one part at a time.
+
+    `keys[part]` maps each of KEY_COLUMNS to the part's values, in the order `load(part)`
+    returns its chunks: all the export keeps of every chunk. `load(part)` reads the part's
+    chunks again while the files are written (and for the redirects of a changed part).
+    """
+
+    keys: Mapping[str, Mapping[str, Sequence[Any]]]
+    load: Callable[[str], Sequence[ChunkRecord]]
+
+    @classmethod
+    def in_memory(cls, chunks: Sequence[ChunkRecord]) -> CorpusParts:
+        """Chunks already held, as one part."""
+        return cls(keys={"": key_columns(chunks)}, load=lambda _: chunks)
+
+
+def key_columns(chunks: Sequence[ChunkRecord]) -> dict[str, list[Any]]:
+    """KEY_COLUMNS of `chunks`, in their order."""
+    return {name: [getattr(chunk, name) for chunk in chunks] for name in KEY_COLUMNS}
+
+
 def export_paths(corpus: str, out_dir: Path) -> dict[str, Path]:
     return {
         SDK_FILE: out_dir / f"chunks_{corpus}.txt",
@@ -118,18 +158,82 @@ def export_paths(corpus: str, out_dir: Path) -> dict[str, Path]:
     }
 
 
+_TYPE_RANK = {chunk_type: rank for rank, chunk_type in enumerate(CHUNK_TYPES)}
+
+
 def export_order(chunks: Sequence[ChunkRecord]) -> list[ChunkRecord]:
     """Source, chunk type (parent, child, table_summary), chunk_index, id: stable between builds."""
-    type_rank = {chunk_type: rank for rank, chunk_type in enumerate(CHUNK_TYPES)}
-    return sorted(
-        chunks,
-        key=lambda chunk: (
-            chunk.source,
-            type_rank.get(chunk.chunk_type, len(CHUNK_TYPES)),
-            chunk.chunk_index,
-            chunk.id,
-        ),
-    )
+    return sorted(chunks, key=lambda chunk: _order_key(chunk.source, chunk.chunk_type, chunk.chunk_index, chunk.id))
+
+
+def _order_key(source: str, chunk_type: str, chunk_index: int, chunk_id: str) -> tuple[str, int, int, str]:
+    return (source, _TYPE_RANK.get(chunk_type, len(CHUNK_TYPES)), chunk_index, chunk_id)
+
+
+@dataclass(frozen=True, order=True)
+class _Place:
+    """Where a chunk goes in the files (`order`), and where to find it (`part` position, `row` in it).
+
+    Equal orders (a duplicate id, refused) fall back on part and row: the order of the chunks passed in.
+    """
+
+    order: tuple[str, int, int, str]
+    part: int
+    row: int
+    chunk_type: str
+    corpus: str
+
+    @property
+    def chunk_id(self) -> str:
+        return self.order[3]
+
+
+def _places(parts: CorpusParts) -> list[_Place]:
+    """Every chunk of the corpus in export order, from the key columns alone."""
+    places = [
+        _Place(_order_key(source, chunk_type, index, chunk_id), position, row, chunk_type, corpus)
+        for position, columns in enumerate(parts.keys.values())
+        for row, (chunk_id, source, chunk_type, index, corpus) in enumerate(
+            zip(columns["id"], columns["source"], columns["chunk_type"], columns["chunk_index"], columns["corpus"])
+        )
+    ]
+    places.sort()
+    return places
+
+
+class _PartReader:
+    """The chunks of one part at a time: reading another part releases the last one."""
+
+    def __init__(self, parts: CorpusParts) -> None:
+        self._load = parts.load
+        self._names = list(parts.keys)
+        self._position: int | None = None
+        self._chunks: Sequence[ChunkRecord] = ()
+
+    def part(self, position: int) -> Sequence[ChunkRecord]:
+        if position != self._position:
+            self._chunks = ()
+            return_freed_memory()
+            self._chunks = self._load(self._names[position])
+            self._position = position
+        return self._chunks
+
+    def chunk(self, place: _Place) -> ChunkRecord:
+        chunks = self.part(place.part)
+        if place.row >= len(chunks) or chunks[place.row].id != place.chunk_id:
+            raise ExportError(
+                place.chunk_id, f"part {self._names[place.part]!r} no longer holds this chunk: it changed during the export"
+            )
+        return chunks[place.row]
+
+    def group(self, group: Group, positions: Sequence[int]) -> list[ChunkRecord]:
+        """The chunks of one (source, chunk_type) group, from the parts holding its source."""
+        return [
+            chunk
+            for position in positions
+            for chunk in self.part(position)
+            if (chunk.source, chunk.chunk_type) == group
+        ]
 
 
 def write_corpus_exports(
@@ -153,13 +257,31 @@ def write_corpus_exports(
     Raises ExportError naming the chunk for a chunk of another corpus, a
     duplicate id, or a schema violation (the caller keeps such chunks out).
     """
-    ordered = export_order(chunks)
-    _check_corpus_and_ids(corpus, ordered)
+    return write_corpus_parts(corpus, CorpusParts.in_memory(chunks), out_dir, generated, schema_dir, min_overlap, notes)
+
+
+def write_corpus_parts(
+    corpus: str,
+    parts: CorpusParts,
+    out_dir: Path,
+    generated: str,
+    schema_dir: Path,
+    min_overlap: float = DEFAULT_MIN_OVERLAP,
+    notes: Mapping[str, Any] | None = None,
+) -> CorpusExport:
+    """`write_corpus_exports` holding one part's chunks at a time (and every chunk's `parts.keys`).
+
+    The files and errors are those of `write_corpus_exports` over the parts' chunks, in part
+    order: for several faulty chunks, the one named is the first in export order whose SDK
+    line is refused, else the first invalid against the chunk schema, else against HEPilot's.
+    """
+    places = _places(parts)
+    _check_corpus_and_ids(corpus, places)
     chunk_validator = _load_validator(schema_dir / CHUNK_SCHEMA_FILE, jsonschema.Draft7Validator)
     hepilot_validator = _load_validator(schema_dir / HEPILOT_SCHEMA_FILE, jsonschema.Draft202012Validator)
     paths = export_paths(corpus, out_dir)
-    previous = read_corpus_json(paths[MODE_B_FILE])
-    history = _history_from(paths, previous, ordered, min_overlap)
+    reader = _PartReader(parts)
+    history, previous_generated = _history_from(paths, _current_chunks(parts, reader), min_overlap)
 
     with ExitStack() as stack:
         # Entered first, renamed last: the corpus JSON commits the export (module docstring).
@@ -172,17 +294,16 @@ def write_corpus_exports(
                 name: handles.enter_context(temp.open("w", encoding="utf-8", newline="\n"))
                 for name, temp in temps.items()
             }
-            preview, neutralised = _write_sdk(files[SDK_FILE], ordered)
-            _write_corpus_json(files[MODE_B_FILE], corpus, generated, ordered, chunk_validator, notes or {})
-            _write_hepilot(files[HEPILOT_FILE], ordered, hepilot_validator)
-            previous_generated = previous["metadata"].get("generated") if previous else None
+            chunks = (reader.chunk(place) for place in places)
+            validators = (chunk_validator, hepilot_validator)
+            preview, neutralised = _write_chunk_files(files, corpus, generated, len(places), notes or {}, chunks, validators)
             _write_redirects(files[REDIRECTS_FILE], corpus, generated, previous_generated, history, min_overlap)
 
-    counts = {"chunks": len(ordered), **{chunk_type: 0 for chunk_type in CHUNK_TYPES}}
-    for chunk in ordered:
-        counts[chunk.chunk_type] = counts.get(chunk.chunk_type, 0) + 1
-    counts["sdk_lines"] = sum(1 for chunk in ordered if chunk.chunk_type in SDK_CHUNK_TYPES)
-    counts["sources"] = len({chunk.source for chunk in ordered})
+    counts = {"chunks": len(places), **{chunk_type: 0 for chunk_type in CHUNK_TYPES}}
+    for place in places:
+        counts[place.chunk_type] = counts.get(place.chunk_type, 0) + 1
+    counts["sdk_lines"] = sum(1 for place in places if place.chunk_type in SDK_CHUNK_TYPES)
+    counts["sources"] = len({place.order[0] for place in places})
     return CorpusExport(
         corpus=corpus,
         paths=paths,
@@ -231,16 +352,36 @@ def read_corpus_json(path: Path) -> dict[str, Any] | None:
     return document
 
 
+def _current_chunks(parts: CorpusParts, reader: _PartReader) -> CurrentChunks:
+    """What the redirects read of the corpus: every id's hash and group, a group's chunks on demand."""
+    hashes: dict[str, str] = {}
+    groups: dict[str, Group] = {}
+    positions_of_source: dict[str, list[int]] = {}
+    for position, columns in enumerate(parts.keys.values()):
+        for chunk_id, text_hash, source, chunk_type in zip(
+            columns["id"], columns["hash"], columns["source"], columns["chunk_type"]
+        ):
+            hashes[chunk_id] = text_hash
+            groups[chunk_id] = (source, chunk_type)
+            held = positions_of_source.setdefault(source, [])
+            if not held or held[-1] != position:
+                held.append(position)
+    return CurrentChunks(hashes, groups, lambda group: reader.group(group, positions_of_source.get(group[0], ())))
+
+
 def _history_from(
-    paths: Mapping[str, Path], previous: dict[str, Any] | None, chunks: Sequence[ChunkRecord], min_overlap: float
-) -> RedirectHistory:
-    """The redirect history carried over from the last export's redirect file and corpus JSON."""
+    paths: Mapping[str, Path], current: CurrentChunks, min_overlap: float
+) -> tuple[RedirectHistory, str | None]:
+    """The redirect history carried over from the last export's redirect file and corpus JSON, and
+    when that export was generated; the previous corpus JSON is released before the files are written."""
+    previous = read_corpus_json(paths[MODE_B_FILE])
     history = _read_history(paths[REDIRECTS_FILE])
     try:
-        return carry_history(history, previous["chunks"] if previous else None, chunks, min_overlap)
+        carried = carry_history(history, previous["chunks"] if previous else None, current, min_overlap)
     except (KeyError, TypeError, ValueError) as error:
         reason = f"a previous chunk lacks a usable id, source, chunk_type or text, or a redirect its id or hash ({error!r})"
         raise ExportError(None, f"{paths[MODE_B_FILE]} / {paths[REDIRECTS_FILE]}: {reason}") from None
+    return carried, previous["metadata"].get("generated") if previous else None
 
 
 def _read_history(path: Path) -> list[dict[str, Any]]:
@@ -306,14 +447,14 @@ def parse_sdk_line(line: str, *, has_context: bool) -> SdkLine:
     return SdkLine(context=context, text=content, source=source, page=int(page))
 
 
-def _check_corpus_and_ids(corpus: str, chunks: Sequence[ChunkRecord]) -> None:
+def _check_corpus_and_ids(corpus: str, places: Sequence[_Place]) -> None:
     seen: set[str] = set()
-    for chunk in chunks:
-        if chunk.corpus != corpus:
-            raise ExportError(chunk.id, f"belongs to corpus {chunk.corpus!r}, not {corpus!r}")
-        if chunk.id in seen:
-            raise ExportError(chunk.id, "duplicate chunk id in the corpus")
-        seen.add(chunk.id)
+    for place in places:
+        if place.corpus != corpus:
+            raise ExportError(place.chunk_id, f"belongs to corpus {place.corpus!r}, not {corpus!r}")
+        if place.chunk_id in seen:
+            raise ExportError(place.chunk_id, "duplicate chunk id in the corpus")
+        seen.add(place.chunk_id)
 
 
 def _load_validator(
@@ -333,58 +474,76 @@ def _validate(
         raise ExportError(chunk_id, f"invalid against {schema_name} at {where}: {error.message}")
 
 
-def _write_sdk(handle: TextIO, chunks: Sequence[ChunkRecord]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Returns the first lines (for the UI preview) and the ids whose line was neutralised."""
+def _write_chunk_files(
+    files: Mapping[str, TextIO],
+    corpus: str,
+    generated: str,
+    total: int,
+    notes: Mapping[str, Any],
+    chunks: Iterator[ChunkRecord],
+    validators: tuple[jsonschema.protocols.Validator, jsonschema.protocols.Validator],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The SDK file, the corpus JSON and the HEPilot JSONL in one pass over `chunks` (export order).
+
+    Returns the first SDK lines (for the UI preview) and the ids whose line was neutralised.
+    The error raised is the one writing the three files one after the other would raise: the
+    first SDK line refused, else the first chunk invalid against the chunk schema, else the
+    first invalid against HEPilot's; after a schema error the pass only looks for an SDK error.
+    """
+    chunk_validator, hepilot_validator = validators
     preview: list[str] = []
     neutralised: list[str] = []
-    for chunk in chunks:
-        if chunk.chunk_type not in SDK_CHUNK_TYPES:
+    schema_error: ExportError | None = None
+    hepilot_error: ExportError | None = None
+    metadata = {"corpus": corpus, "generated": generated, "total_chunks": total, "schema_version": SCHEMA_VERSION, **notes}
+    # Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\n"`.
+    files[MODE_B_FILE].write('{\n  "metadata": ' + _indented(metadata, 2) + ',\n  "chunks": [')
+    for position, chunk in enumerate(chunks):
+        line = _sdk_line(chunk, neutralised)
+        if line is not None:
+            if len(preview) < PREVIEW_LINES:
+                preview.append(line)
+            files[SDK_FILE].write(line + "\n")
+        if schema_error is not None:
             continue
-        if any(CHUNK_SPLITTER in value for value in (chunk.text, chunk.source, chunk.context)):
-            neutralised.append(chunk.id)
-        if "|" in chunk.context or "\n" in chunk.context:
-            raise ExportError(chunk.id, f"context header {chunk.context!r} holds '|' or a line break")
-        text, source, context = (neutralise_splitter(value) for value in (chunk.text, chunk.source, chunk.context))
-        line = sdk_line(text, source, chunk.page, context)
-        if len(preview) < PREVIEW_LINES:
-            preview.append(line)
-        handle.write(line + "\n")
+        record = to_dict(chunk)
+        try:
+            _validate(chunk_validator, record, chunk.id, CHUNK_SCHEMA_FILE)
+        except ExportError as error:
+            schema_error = error
+            continue
+        files[MODE_B_FILE].write(("," if position else "") + "\n    " + _indented(record, 4))
+        if hepilot_error is not None:
+            continue
+        record = hepilot_record(chunk)
+        try:
+            _validate(hepilot_validator, record, chunk.id, HEPILOT_SCHEMA_FILE)
+        except ExportError as error:
+            hepilot_error = error
+            continue
+        files[HEPILOT_FILE].write(json.dumps(record, ensure_ascii=False) + "\n")
+    error = schema_error or hepilot_error
+    if error is not None:
+        raise error
+    files[MODE_B_FILE].write("\n  ]\n}\n" if total else "]\n}\n")
     return tuple(preview), tuple(neutralised)
 
 
-def _write_corpus_json(
-    handle: TextIO,
-    corpus: str,
-    generated: str,
-    chunks: Sequence[ChunkRecord],
-    validator: jsonschema.protocols.Validator,
-    notes: Mapping[str, Any],
-) -> None:
-    """Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\\n"`."""
-    metadata = {
-        "corpus": corpus,
-        "generated": generated,
-        "total_chunks": len(chunks),
-        "schema_version": SCHEMA_VERSION,
-        **notes,
-    }
-    handle.write('{\n  "metadata": ' + _indented(metadata, 2) + ',\n  "chunks": [')
-    for position, chunk in enumerate(chunks):
-        record = to_dict(chunk)
-        _validate(validator, record, chunk.id, CHUNK_SCHEMA_FILE)
-        handle.write(("," if position else "") + "\n    " + _indented(record, 4))
-    handle.write("\n  ]\n}\n" if chunks else "]\n}\n")
+def _sdk_line(chunk: ChunkRecord, neutralised: list[str]) -> str | None:
+    """The chunk's SDK line (None for a type the phone does not embed); its id joins `neutralised`
+    if `<chunk_splitter>` had to be neutralised."""
+    if chunk.chunk_type not in SDK_CHUNK_TYPES:
+        return None
+    if any(CHUNK_SPLITTER in value for value in (chunk.text, chunk.source, chunk.context)):
+        neutralised.append(chunk.id)
+    if "|" in chunk.context or "\n" in chunk.context:
+        raise ExportError(chunk.id, f"context header {chunk.context!r} holds '|' or a line break")
+    text, source, context = (neutralise_splitter(value) for value in (chunk.text, chunk.source, chunk.context))
+    return sdk_line(text, source, chunk.page, context)
 
 
 def _indented(value: Any, level: int) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + " " * level)
-
-
-def _write_hepilot(handle: TextIO, chunks: Sequence[ChunkRecord], validator: jsonschema.protocols.Validator) -> None:
-    for chunk in chunks:
-        record = hepilot_record(chunk)
-        _validate(validator, record, chunk.id, HEPILOT_SCHEMA_FILE)
-        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def hepilot_record(chunk: ChunkRecord) -> dict[str, Any]:

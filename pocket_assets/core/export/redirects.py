@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from pocket_assets.core.chunking.embed_text import fold_whitespace
 from pocket_assets.core.ids import content_hash
@@ -84,10 +84,40 @@ class RedirectHistory:
     stats: RedirectStats | None  # of the previous export's ids; None without a previous export
 
 
+Group = tuple[str, str]  # (source, chunk_type): matching never crosses it
+
+
+@dataclass(frozen=True)
+class CurrentChunks:
+    """The current export as the redirects read it, without holding its texts.
+
+    `hashes` and `groups` (id -> content hash, id -> group) are held for every chunk;
+    `load_group` reads the chunks of one group again, and is called only for groups
+    holding a previous chunk whose id does not name the same text now (a re-chunked
+    or changed PDF), one group at a time.
+    """
+
+    hashes: Mapping[str, str]
+    groups: Mapping[str, Group]
+    load_group: Callable[[Group], Sequence[ChunkRecord]]
+
+    @classmethod
+    def of(cls, chunks: Sequence[ChunkRecord]) -> CurrentChunks:
+        """Chunks already in memory."""
+        by_group: dict[Group, list[ChunkRecord]] = defaultdict(list)
+        for chunk in chunks:
+            by_group[(chunk.source, chunk.chunk_type)].append(chunk)
+        return cls(
+            hashes={chunk.id: chunk.hash for chunk in chunks},
+            groups={chunk.id: (chunk.source, chunk.chunk_type) for chunk in chunks},
+            load_group=lambda group: by_group.get(group, []),
+        )
+
+
 def carry_history(
     history: Sequence[Mapping[str, Any]],
     previous: Sequence[Mapping[str, Any]] | None,
-    current: Sequence[ChunkRecord],
+    current: Sequence[ChunkRecord] | CurrentChunks,
     min_overlap: float = DEFAULT_MIN_OVERLAP,
 ) -> RedirectHistory:
     """The history after this export, from the last one's (`history`: Meaning dicts) and its chunks.
@@ -99,8 +129,9 @@ def carry_history(
     previous export alone makes the result the same whether or not a crashed
     export replaced the redirect file before the corpus JSON.
     """
+    current = current if isinstance(current, CurrentChunks) else CurrentChunks.of(current)
     last = compute_redirects(previous, current, min_overlap) if previous is not None else None
-    now = {chunk.id: chunk.hash for chunk in current}
+    now = current.hashes
     before = {str(row["id"]): row.get("hash") or content_hash(row["text"]) for row in previous or ()}
 
     def resolve(chunk_id: str, text_hash: str, to: str | None, to_hash: str | None) -> Meaning:
@@ -154,7 +185,7 @@ class _Span:
     """The part of a chunk that matching looks at, from a record or from a previous export's JSON."""
 
     id: str
-    group: tuple[str, str]  # (source, chunk_type)
+    group: Group
     hash: str
     start: int | None
     end: int | None
@@ -169,7 +200,7 @@ class _Span:
 
 def compute_redirects(
     previous: Sequence[Mapping[str, Any]],
-    current: Sequence[ChunkRecord],
+    current: Sequence[ChunkRecord] | CurrentChunks,
     min_overlap: float = DEFAULT_MIN_OVERLAP,
 ) -> RedirectMap:
     """Map every chunk of `previous` (dicts as read from a `chunks_mode_b_*.json`) to a chunk of `current`.
@@ -178,18 +209,29 @@ def compute_redirects(
     version may lack fields the current record has. Only `id`, `source`,
     `chunk_type` and `text` are required; `hash`, `char_start`, `char_end` and
     `canonical_id` are used when present.
+
+    A previous chunk whose id names the same text in the same group now maps to
+    itself (what the same-text rule gives it) without its group being read; the
+    other groups are read one at a time (`CurrentChunks.load_group`).
     """
-    new_spans_by_group: dict[tuple[str, str], list[_Span]] = defaultdict(list)
-    for record in current:
-        span = _span_from_record(record)
-        new_spans_by_group[span.group].append(span)
-    new_groups = {group: _GroupIndex(spans) for group, spans in new_spans_by_group.items()}
+    current = current if isinstance(current, CurrentChunks) else CurrentChunks.of(current)
+    current_groups = set(current.groups.values())
+    olds = [_span_from_row(row) for row in previous]
+    targets: list[str | None] = [None] * len(olds)
+    changed: dict[Group, list[int]] = defaultdict(list)
+    for position, old in enumerate(olds):
+        if current.hashes.get(old.id) == old.hash and current.groups.get(old.id) == old.group:
+            targets[position] = old.id
+        elif old.group in current_groups:
+            changed[old.group].append(position)
+    for group in sorted(changed):
+        index = _GroupIndex([_span_from_record(record) for record in current.load_group(group)])
+        for position in changed[group]:
+            targets[position] = index.best_match(olds[position], min_overlap)
 
     redirects: dict[str, str | None] = {}
-    for row in previous:
-        old = _span_from_row(row)
-        index = new_groups.get(old.group)
-        redirects[old.id] = index.best_match(old, min_overlap) if index else None
+    for old, target in zip(olds, targets):
+        redirects[old.id] = target
     return RedirectMap(redirects=redirects, stats=_stats(redirects))
 
 

@@ -4,6 +4,10 @@ One PDF never blocks the others (issue 14): a PDF whose latest chunks failed
 ships its last good ones, listed as stale, or is left out, listed; a PDF whose
 chunk ids collide with another's is left out, named. `paths.export_strict`
 refuses the whole export instead while any PDF is in one of those lists.
+
+Memory: the step holds a few columns of every chunk (ids, hashes, sort keys:
+`KEY_COLUMNS` and the corpus suite's) and reads each PDF's validated chunks
+again while its corpus files are written, one PDF at a time.
 """
 
 from datetime import datetime, timezone
@@ -21,18 +25,19 @@ from dagster import (
 )
 
 from pocket_assets.core.export.corpus_files import (
+    KEY_COLUMNS,
     CorpusExport,
+    CorpusParts,
     ExportError,
     remove_leftover_temps,
-    write_corpus_exports,
+    write_corpus_parts,
 )
 from pocket_assets.core.pdf import corpus_of
-from pocket_assets.core.quality.validation import corpus_frame_columns, frame_columns
-from pocket_assets.core.records import ChunkRecord
+from pocket_assets.core.quality.validation import corpus_frame_columns
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
 from pocket_assets.runstate.export_lock import export_lock
-from pocket_assets.runstate.export_selection import read_validated_chunks, select_for_export
+from pocket_assets.runstate.export_selection import read_validated_chunks, read_validated_columns, select_for_export
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.runstate.stages import EXPORTED, STAGES
 from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
@@ -40,6 +45,8 @@ from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, Partiti
 CORPUS_IDS_CHECK = "corpus_ids_unique"
 # How each PDF went into the export, in its `android_export` manifest (read by the build command).
 SHIPPED_FRESH, SHIPPED_STALE, LEFT_OUT = STATUS_OK, "stale", "left_out"
+
+Columns = dict[str, list[Any]]  # column -> values, in the PDF's validated file's row order
 
 
 @asset(
@@ -64,15 +71,15 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
     store = paths.store()
     scan = paths.scan()
     selection = select_for_export(store, scan.keys)
-    chunks_by_key = {key: read_validated_chunks(store, [key]) for key in selection.shipped}
+    suite_columns = corpus_frame_columns(paths.expectations_path)
+    held = tuple(dict.fromkeys(KEY_COLUMNS + suite_columns))
+    columns_by_key = {key: read_validated_columns(store, key, held) for key in selection.shipped}
     id_report = gates.expectations(paths.expectations_path).corpus_suite(
-        frame_columns(
-            [chunk for chunks in chunks_by_key.values() for chunk in chunks], corpus_frame_columns(paths.expectations_path)
-        )
+        {name: [value for columns in columns_by_key.values() for value in columns[name]] for name in suite_columns}
     )
-    collisions = _colliding_pdfs(chunks_by_key)
+    collisions = _colliding_pdfs(columns_by_key)
     for key, _ in collisions:
-        del chunks_by_key[key]
+        del columns_by_key[key]
     stale = dict(selection.stale)
     left_out = dict(selection.excluded + collisions)
     problems = sorted({**stale, **left_out}.items())
@@ -92,11 +99,11 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
         leftovers = remove_leftover_temps(paths.output_path)
         for corpus in paths.corpus_names:
             keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]
-            export = _write_corpus(paths, corpus, keys, generated, chunks_by_key, stale, left_out)
-            _note_neutralised(export.neutralised, chunks_by_key, warnings)
+            export = _write_corpus(paths, corpus, keys, generated, columns_by_key, stale, left_out)
+            _note_neutralised(export.neutralised, columns_by_key, warnings)
             metadata.update(_corpus_metadata(export))
     _record(store, run_id, _export_states(scan.keys, stale, left_out, warnings))
-    metadata.update(pdfs_exported=len(chunks_by_key), pdfs_stale=len(stale), pdfs_left_out=len(left_out))
+    metadata.update(pdfs_exported=len(columns_by_key), pdfs_stale=len(stale), pdfs_left_out=len(left_out))
 
     sentences = {
         "stale": [f"{key}: {why}" for key, why in sorted(stale.items())],
@@ -139,33 +146,36 @@ def _write_corpus(
     corpus: str,
     keys: Sequence[str],
     generated: str,
-    chunks_by_key: dict[str, list[ChunkRecord]],
+    columns_by_key: dict[str, Columns],
     stale: dict[str, str],
     left_out: dict[str, str],
 ) -> CorpusExport:
-    """Write one corpus; a chunk the export refuses (e.g. invalid against the HEPilot schema, which is
-    not a per-PDF gate) leaves its PDF out, named, and the corpus is written again without it.
+    """Write one corpus, one PDF's chunks at a time; a chunk the export refuses (e.g. invalid against
+    the HEPilot schema, which is not a per-PDF gate) leaves its PDF out, named, and the corpus is
+    written again without it.
 
     Nothing is replaced until every chunk is valid, so a retry starts from the same previous export.
     Strict export refuses instead.
     """
+    store = paths.store()
     while True:
-        chunks = [chunk for key in keys for chunk in chunks_by_key.get(key, ())]
-        notes = _corpus_notes(keys, chunks_by_key, stale, left_out)
+        parts = CorpusParts(
+            keys={key: columns_by_key[key] for key in keys if key in columns_by_key},
+            load=lambda key: read_validated_chunks(store, [key]),
+        )
+        notes = _corpus_notes(keys, columns_by_key, stale, left_out)
         try:
-            return write_corpus_exports(
-                corpus, chunks, paths.output_path, generated, paths.expectations_path, notes=notes
-            )
+            return write_corpus_parts(corpus, parts, paths.output_path, generated, paths.expectations_path, notes=notes)
         except ExportError as error:
-            culprit = next((k for k in keys if any(c.id == error.chunk_id for c in chunks_by_key.get(k, ()))), None)
+            culprit = next((k for k in parts.keys if error.chunk_id in parts.keys[k]["id"]), None)
             if culprit is None or paths.export_strict:
                 raise Failure(description=f"Export of corpus {corpus} refused: {error}") from None
             left_out[culprit] = f"left out, its chunk cannot be exported: {error}; fix the PDF or report it"
             stale.pop(culprit, None)
-            del chunks_by_key[culprit]
+            del columns_by_key[culprit]
 
 
-def _colliding_pdfs(chunks_by_key: dict[str, list[ChunkRecord]]) -> tuple[tuple[str, str], ...]:
+def _colliding_pdfs(columns_by_key: dict[str, Columns]) -> tuple[tuple[str, str], ...]:
     """PDFs whose chunk ids another PDF (earlier in key order) already holds: left out, both named.
 
     Sources keep the subfolder (`core.pdf.source_name`), so this takes names that
@@ -173,8 +183,8 @@ def _colliding_pdfs(chunks_by_key: dict[str, list[ChunkRecord]]) -> tuple[tuple[
     """
     owner: dict[str, str] = {}
     collisions = []
-    for key in sorted(chunks_by_key):
-        ids = {chunk.id for chunk in chunks_by_key[key]}
+    for key in sorted(columns_by_key):
+        ids = set(columns_by_key[key]["id"])
         clash = sorted(chunk_id for chunk_id in ids if chunk_id in owner)
         if clash:
             other = owner[clash[0]]
@@ -182,7 +192,7 @@ def _colliding_pdfs(chunks_by_key: dict[str, list[ChunkRecord]]) -> tuple[tuple[
                 (
                     key,
                     f"left out, its chunk ids collide with those of {other} (same source name "
-                    f"{chunks_by_key[key][0].source!r} once normalised, e.g. {clash[0]}); rename one of the two files",
+                    f"{columns_by_key[key]['source'][0]!r} once normalised, e.g. {clash[0]}); rename one of the two files",
                 )
             )
             continue
@@ -191,12 +201,12 @@ def _colliding_pdfs(chunks_by_key: dict[str, list[ChunkRecord]]) -> tuple[tuple[
 
 
 def _corpus_notes(
-    keys: Sequence[str], chunks_by_key: dict[str, list[ChunkRecord]], stale: dict[str, str], left_out: dict[str, str]
+    keys: Sequence[str], columns_by_key: dict[str, Columns], stale: dict[str, str], left_out: dict[str, str]
 ) -> dict[str, list[dict[str, str]]]:
     """The corpus JSON's `stale` and `left_out` lists, for the PDFs of one corpus (empty lists when none)."""
     return {
         "stale": [
-            {"pdf": key, "source": chunks_by_key[key][0].source if chunks_by_key.get(key) else "", "reason": stale[key]}
+            {"pdf": key, "source": _first_source(columns_by_key.get(key)), "reason": stale[key]}
             for key in keys
             if key in stale
         ],
@@ -204,12 +214,15 @@ def _corpus_notes(
     }
 
 
-def _note_neutralised(
-    chunk_ids: Sequence[str], chunks_by_key: dict[str, list[ChunkRecord]], warnings: dict[str, list[str]]
-) -> None:
+def _first_source(columns: Columns | None) -> str:
+    """The source name a PDF's chunks carry ("" for a PDF without chunks)."""
+    return columns["source"][0] if columns and columns["source"] else ""
+
+
+def _note_neutralised(chunk_ids: Sequence[str], columns_by_key: dict[str, Columns], warnings: dict[str, list[str]]) -> None:
     wanted = set(chunk_ids)
-    for key, chunks in chunks_by_key.items():
-        hits = [chunk.id for chunk in chunks if chunk.id in wanted]
+    for key, columns in columns_by_key.items():
+        hits = [chunk_id for chunk_id in columns["id"] if chunk_id in wanted]
         if hits:
             warnings[key].append(
                 f"{len(hits)} SDK line(s) held the text <chunk_splitter>, written ‹chunk_splitter› so the SDK "
