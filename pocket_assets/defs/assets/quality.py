@@ -38,6 +38,7 @@ from pocket_assets.core.quality.validation import (
     with_expectations,
 )
 from pocket_assets.core.records import ChunkRecord, PageRecord, chunk_from_dict, page_from_dict, to_dict
+from pocket_assets.core.tokenizer import release_tokenizers
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_asset, pdf_partitions
 from pocket_assets.defs.pdf_errors import GateFailed
@@ -58,6 +59,9 @@ from pocket_assets.runstate.storage import STATUS_FAILED, PartitionStore, stage_
 Judged = tuple[list[ChunkRecord], list[PageRecord], GateReport]
 # Chunks per Great Expectations validation: ~0.2 s a batch plus ~0.2 ms a chunk; bounds the records held.
 SUITE_BATCH_CHUNKS = 2000
+# A run validating more PDFs than this releases the tokenizer first (`release_tokenizers`); a shorter one
+# keeps it, so that the next run in the same process (a test session, a UI code location) does not load it again.
+KEEP_TOKENIZER_MAX_PDFS = 8
 FINDINGS = "gate_failures"  # the manifest's `extra` entry holding a PDF's findings
 # What each gate's failures are, for its count in the check metadata.
 _FAILED_COUNT_NAMES = {
@@ -102,6 +106,8 @@ def validated_chunks(
     store = paths.store()
     policy = chunk_policy.policy(tokenizer)
     settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy, summarizer=summarizer)
+    if len(context.partition_keys) > KEEP_TOKENIZER_MAX_PDFS:
+        release_tokenizers()  # nothing from here to the export counts tokens: off the validation and export peaks
     chunk_schema = gates.chunk_schema(paths.expectations_path)
     expectations = gates.expectations(paths.expectations_path)
     keys = sorted(context.partition_keys)

@@ -1,0 +1,152 @@
+"""The export read one part (one PDF) at a time (`write_corpus_parts`) writes what the corpus held in memory does."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pocket_assets.core.chunking.embed_text import sdk_line
+from pocket_assets.core.export.corpus_files import (
+    HEPILOT_FILE,
+    MODE_B_FILE,
+    SDK_FILE,
+    SDK_CHUNK_TYPES,
+    CorpusExport,
+    CorpusParts,
+    ExportError,
+    export_order,
+    export_paths,
+    hepilot_record,
+    key_columns,
+    write_corpus_exports,
+    write_corpus_parts,
+)
+from pocket_assets.core.records import ChunkRecord, to_dict
+from pocket_assets_tests.core.test_export import GENERATED, SCHEMA_DIR, document_text, make_chunks
+
+REBUILT = "2026-02-02T00:00:00Z"
+
+
+class CountedParts:
+    """Parts kept apart (each shuffled, as a stage file need not be in export order), loads counted."""
+
+    def __init__(self, chunks_by_part: dict[str, list[ChunkRecord]]) -> None:
+        self.chunks = {part: chunks[::-1] for part, chunks in chunks_by_part.items()}
+        self.loads: Counter[str] = Counter()
+
+    def parts(self) -> CorpusParts:
+        return CorpusParts(keys={part: key_columns(chunks) for part, chunks in self.chunks.items()}, load=self._load)
+
+    def _load(self, part: str) -> list[ChunkRecord]:
+        self.loads[part] += 1
+        return self.chunks[part]
+
+
+def three_pdfs(statuts_pages: list[str] | None = None) -> dict[str, list[ChunkRecord]]:
+    return {
+        "fr/regles.pdf": make_chunks("regles.pdf", document_text(1, 4)),
+        "fr/annexe.pdf": make_chunks("annexe.pdf", document_text(2, 2)),
+        "fr/statuts.pdf": make_chunks("statuts.pdf", statuts_pages or document_text(3, 3)),
+    }
+
+
+def flat(chunks_by_part: dict[str, list[ChunkRecord]]) -> list[ChunkRecord]:
+    return [chunk for chunks in chunks_by_part.values() for chunk in chunks]
+
+
+def file_bytes(export: CorpusExport) -> dict[str, bytes]:
+    return {name: path.read_bytes() for name, path in export.paths.items()}
+
+
+def previous_export(out_dir: Path) -> None:
+    """A first export of the three PDFs, so the rebuild carries redirects."""
+    write_corpus_exports("fr", flat(three_pdfs()), out_dir, GENERATED, SCHEMA_DIR)
+
+
+def test_parts_read_one_at_a_time_write_what_the_corpus_in_memory_writes(tmp_path: Path) -> None:
+    streamed_dir, held_dir = tmp_path / "streamed", tmp_path / "held"
+    previous_export(streamed_dir)
+    shutil.copytree(streamed_dir, held_dir)
+    edited = ["Article inséré au début des statuts de la fédération. " + page for page in document_text(3, 3)]
+    rebuilt = three_pdfs(statuts_pages=edited)
+    del rebuilt["fr/annexe.pdf"]  # removed from the folder: its ids redirect to null
+    counted = CountedParts(rebuilt)
+
+    streamed = write_corpus_parts("fr", counted.parts(), streamed_dir, REBUILT, SCHEMA_DIR)
+    held = write_corpus_exports("fr", flat(rebuilt), held_dir, REBUILT, SCHEMA_DIR)
+
+    assert file_bytes(streamed) == file_bytes(held)
+    assert (streamed.counts, streamed.preview_lines, streamed.redirect_stats) == (
+        held.counts,
+        held.preview_lines,
+        held.redirect_stats,
+    )
+    assert counted.loads == {"fr/regles.pdf": 1, "fr/statuts.pdf": 2}, "the changed PDF is read again for its redirects"
+
+
+def test_the_files_are_those_of_the_whole_corpus_in_export_order(tmp_path: Path) -> None:
+    """Against the files' definitions, not the writer: one JSON document, one SDK line per child and summary."""
+    chunks_by_part = three_pdfs()
+    export = write_corpus_parts("fr", CountedParts(chunks_by_part).parts(), tmp_path, GENERATED, SCHEMA_DIR)
+    ordered = export_order(flat(chunks_by_part))
+    document = {
+        "metadata": {"corpus": "fr", "generated": GENERATED, "total_chunks": len(ordered), "schema_version": "1.0"},
+        "chunks": [to_dict(chunk) for chunk in ordered],
+    }
+    assert export.paths[MODE_B_FILE].read_text(encoding="utf-8") == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    sdk = [sdk_line(c.text, c.source, c.page, c.context) for c in ordered if c.chunk_type in SDK_CHUNK_TYPES]
+    assert export.paths[SDK_FILE].read_text(encoding="utf-8") == "".join(line + "\n" for line in sdk)
+    hepilot = [json.dumps(hepilot_record(chunk), ensure_ascii=False) + "\n" for chunk in ordered]
+    assert export.paths[HEPILOT_FILE].read_text(encoding="utf-8") == "".join(hepilot)
+
+
+def test_a_refused_chunk_names_its_pdf_and_the_others_ship_as_in_memory(tmp_path: Path) -> None:
+    """The first error is the one the three files written one after the other would raise; the caller
+    (`android_export`) then leaves that PDF out and writes the others."""
+    chunks_by_part = three_pdfs()
+    regles = chunks_by_part["fr/regles.pdf"]
+    statuts = chunks_by_part["fr/statuts.pdf"]
+    # annexe (first in export order) breaks the chunk schema; statuts (later) holds an SDK line the export refuses:
+    # the SDK file is written first, so statuts is named.
+    chunks_by_part["fr/annexe.pdf"][1] = dataclasses.replace(chunks_by_part["fr/annexe.pdf"][1], text="trop court")
+    statuts[-2] = dataclasses.replace(statuts[-2], context="Règles | Page 3")
+    for write in (
+        lambda: write_corpus_parts("fr", CountedParts(chunks_by_part).parts(), tmp_path, GENERATED, SCHEMA_DIR),
+        lambda: write_corpus_exports("fr", flat(chunks_by_part), tmp_path, GENERATED, SCHEMA_DIR),
+    ):
+        with pytest.raises(ExportError, match="holds '|'") as refused:
+            write()
+        assert refused.value.chunk_id == statuts[-2].id
+    assert not any(path.exists() for path in export_paths("fr", tmp_path).values())
+
+    del chunks_by_part["fr/statuts.pdf"]
+    with pytest.raises(ExportError, match="chunk.schema.json") as refused:
+        write_corpus_parts("fr", CountedParts(chunks_by_part).parts(), tmp_path, GENERATED, SCHEMA_DIR)
+    assert refused.value.chunk_id == chunks_by_part["fr/annexe.pdf"][1].id
+
+    del chunks_by_part["fr/annexe.pdf"]
+    regles[3] = dataclasses.replace(regles[3], chunk_uid="not-a-uuid")
+    with pytest.raises(ExportError, match="hepilot") as refused:
+        write_corpus_parts("fr", CountedParts(chunks_by_part).parts(), tmp_path, GENERATED, SCHEMA_DIR)
+    assert refused.value.chunk_id == regles[3].id
+
+    shipped = {"fr/statuts.pdf": make_chunks("statuts.pdf", document_text(3, 3))}
+    streamed = write_corpus_parts("fr", CountedParts(shipped).parts(), tmp_path / "streamed", GENERATED, SCHEMA_DIR)
+    held = write_corpus_exports("fr", flat(shipped), tmp_path / "held", GENERATED, SCHEMA_DIR)
+    assert file_bytes(streamed) == file_bytes(held)
+
+
+def test_an_id_held_by_two_pdfs_is_caught_and_named(tmp_path: Path) -> None:
+    chunks_by_part = three_pdfs()
+    twin = chunks_by_part["fr/regles.pdf"][4]
+    chunks_by_part["fr/statuts.pdf"].append(dataclasses.replace(twin, source="statuts.pdf"))
+    counted = CountedParts(chunks_by_part)
+    with pytest.raises(ExportError, match="duplicate chunk id in the corpus") as refused:
+        write_corpus_parts("fr", counted.parts(), tmp_path, GENERATED, SCHEMA_DIR)
+    assert refused.value.chunk_id == twin.id
+    assert not counted.loads, "caught on the key columns, before any PDF is read again"
