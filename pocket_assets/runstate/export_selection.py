@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict
@@ -63,6 +64,42 @@ def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> E
     return ExportSelection(tuple(included), tuple(stale), tuple(excluded))
 
 
+class ValidatedChunks(Sequence[ChunkRecord]):
+    """A PDF's last good validated chunks, made records a batch of rows at a time as they are read.
+
+    The file stays in Arrow columns (each text once, compact) and only the batch being read is
+    records: the export reads a PDF's chunks in about their file order, so each batch is made
+    once, and a PDF of thousands of chunks costs its file's size, not its records' (issue 18).
+    """
+
+    BATCH_ROWS = 512
+
+    def __init__(self, table: pa.Table) -> None:
+        self._table = table
+        self._batch_start = -1
+        self._batch: list[ChunkRecord] = []
+
+    def __len__(self) -> int:
+        return self._table.num_rows
+
+    def __getitem__(self, row: int) -> ChunkRecord:  # type: ignore[override]  # rows only, no slices
+        if not 0 <= row < len(self):
+            raise IndexError(row)
+        start = row - row % self.BATCH_ROWS
+        if start != self._batch_start:
+            self._batch = [chunk_from_dict(values) for values in self._table.slice(start, self.BATCH_ROWS).to_pylist()]
+            self._batch_start = start
+        return self._batch[row - start]
+
+
+def read_validated_chunks(store: PartitionStore, partition_key: str) -> ValidatedChunks:
+    """The last good validated chunks of a PDF, whatever its latest attempt did (none without a good file)."""
+    path = store.data_path(EXPORTED, partition_key)
+    if not path.is_file():
+        return ValidatedChunks(pa.table({}))
+    return ValidatedChunks(pq.read_table(path))
+
+
 def read_validated_columns(store: PartitionStore, partition_key: str, columns: Sequence[str]) -> dict[str, list[Any]]:
     """Some columns of a PDF's last good validated chunks (column -> values, in the file's row order):
     what the export holds of every PDF, where the chunks themselves are read one PDF at a time."""
@@ -70,12 +107,3 @@ def read_validated_columns(store: PartitionStore, partition_key: str, columns: S
     if not path.is_file():
         return {name: [] for name in columns}
     return pq.read_table(path, columns=list(columns)).to_pydict()
-
-
-def read_validated_chunks(store: PartitionStore, partition_keys: Sequence[str]) -> list[ChunkRecord]:
-    """The last good validated chunks of each PDF, whatever its latest attempt did."""
-    chunks = []
-    for key in partition_keys:
-        rows = store.read_last_good(EXPORTED, key)
-        chunks.extend(chunk_from_dict(row) for row in rows or ())
-    return chunks

@@ -8,6 +8,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from pocket_assets.core.chunking.embed_text import sdk_line
@@ -27,6 +28,7 @@ from pocket_assets.core.export.corpus_files import (
     write_corpus_parts,
 )
 from pocket_assets.core.records import ChunkRecord, to_dict
+from pocket_assets.runstate.export_selection import ValidatedChunks
 from pocket_assets_tests.core.test_export import GENERATED, SCHEMA_DIR, document_text, make_chunks
 
 REBUILT = "2026-02-02T00:00:00Z"
@@ -150,3 +152,24 @@ def test_an_id_held_by_two_pdfs_is_caught_and_named(tmp_path: Path) -> None:
         write_corpus_parts("fr", counted.parts(), tmp_path, GENERATED, SCHEMA_DIR)
     assert refused.value.chunk_id == twin.id
     assert not counted.loads, "caught on the key columns, before any PDF is read again"
+
+
+def test_chunks_read_from_arrow_a_batch_at_a_time_export_as_records_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ValidatedChunks` (what `android_export` loads a PDF's validated file as) in batches smaller than a PDF."""
+    monkeypatch.setattr(ValidatedChunks, "BATCH_ROWS", 7)
+    chunks_by_part = three_pdfs()
+    tables = {part: pa.Table.from_pylist([to_dict(chunk) for chunk in chunks[::-1]]) for part, chunks in chunks_by_part.items()}
+    regles = ValidatedChunks(tables["fr/regles.pdf"])
+    assert list(regles) == chunks_by_part["fr/regles.pdf"][::-1]
+    assert [regles[row] for row in reversed(range(len(regles)))] == chunks_by_part["fr/regles.pdf"]
+    with pytest.raises(IndexError):
+        regles[len(regles)]
+    parts = CorpusParts(
+        keys={part: key_columns(chunks[::-1]) for part, chunks in chunks_by_part.items()},
+        load=lambda part: ValidatedChunks(tables[part]),
+    )
+    streamed = write_corpus_parts("fr", parts, tmp_path / "streamed", GENERATED, SCHEMA_DIR)
+    held = write_corpus_exports("fr", flat(chunks_by_part), tmp_path / "held", GENERATED, SCHEMA_DIR)
+    assert file_bytes(streamed) == file_bytes(held)

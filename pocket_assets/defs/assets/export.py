@@ -37,7 +37,11 @@ from pocket_assets.core.quality.validation import corpus_frame_columns
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
 from pocket_assets.runstate.export_lock import export_lock
-from pocket_assets.runstate.export_selection import read_validated_chunks, read_validated_columns, select_for_export
+from pocket_assets.runstate.export_selection import (
+    read_validated_chunks,
+    read_validated_columns,
+    select_for_export,
+)
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.runstate.stages import EXPORTED, STAGES
 from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
@@ -161,7 +165,7 @@ def _write_corpus(
     while True:
         parts = CorpusParts(
             keys={key: columns_by_key[key] for key in keys if key in columns_by_key},
-            load=lambda key: read_validated_chunks(store, [key]),
+            load=lambda key: read_validated_chunks(store, key),
         )
         notes = _corpus_notes(keys, columns_by_key, stale, left_out)
         try:
