@@ -100,7 +100,8 @@ def test_the_files_are_those_of_the_whole_corpus_in_export_order(tmp_path: Path)
         "metadata": {"corpus": "fr", "generated": GENERATED, "total_chunks": len(ordered), "schema_version": "1.0"},
         "chunks": [to_dict(chunk) for chunk in ordered],
     }
-    assert export.paths[MODE_B_FILE].read_text(encoding="utf-8") == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    written = export.paths[MODE_B_FILE].read_text(encoding="utf-8")
+    assert written == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     sdk = [sdk_line(c.text, c.source, c.page, c.context) for c in ordered if c.chunk_type in SDK_CHUNK_TYPES]
     assert export.paths[SDK_FILE].read_text(encoding="utf-8") == "".join(line + "\n" for line in sdk)
     hepilot = [json.dumps(hepilot_record(chunk), ensure_ascii=False) + "\n" for chunk in ordered]
@@ -160,7 +161,9 @@ def test_chunks_read_from_arrow_a_batch_at_a_time_export_as_records_do(
     """`ValidatedChunks` (what `android_export` loads a PDF's validated file as) in batches smaller than a PDF."""
     monkeypatch.setattr(ValidatedChunks, "BATCH_ROWS", 7)
     chunks_by_part = three_pdfs()
-    tables = {part: pa.Table.from_pylist([to_dict(chunk) for chunk in chunks[::-1]]) for part, chunks in chunks_by_part.items()}
+    tables = {
+        part: pa.Table.from_pylist([to_dict(chunk) for chunk in chunks[::-1]]) for part, chunks in chunks_by_part.items()
+    }
     regles = ValidatedChunks(tables["fr/regles.pdf"])
     assert list(regles) == chunks_by_part["fr/regles.pdf"][::-1]
     assert [regles[row] for row in reversed(range(len(regles)))] == chunks_by_part["fr/regles.pdf"]

@@ -221,9 +221,8 @@ class _PartReader:
     def chunk(self, place: _Place) -> ChunkRecord:
         chunks = self.part(place.part)
         if place.row >= len(chunks) or chunks[place.row].id != place.chunk_id:
-            raise ExportError(
-                place.chunk_id, f"part {self._names[place.part]!r} no longer holds this chunk: it changed during the export"
-            )
+            part = self._names[place.part]
+            raise ExportError(place.chunk_id, f"part {part!r} no longer holds this chunk: it changed during the export")
         return chunks[place.row]
 
     def group(self, group: Group, positions: Sequence[int]) -> list[ChunkRecord]:
@@ -296,7 +295,9 @@ def write_corpus_parts(
             }
             chunks = (reader.chunk(place) for place in places)
             validators = (chunk_validator, hepilot_validator)
-            preview, neutralised = _write_chunk_files(files, corpus, generated, len(places), notes or {}, chunks, validators)
+            preview, neutralised = _write_chunk_files(
+                files, corpus, generated, len(places), notes or {}, chunks, validators
+            )
             _write_redirects(files[REDIRECTS_FILE], corpus, generated, previous_generated, history, min_overlap)
 
     counts = {"chunks": len(places), **{chunk_type: 0 for chunk_type in CHUNK_TYPES}}
@@ -495,7 +496,13 @@ def _write_chunk_files(
     neutralised: list[str] = []
     schema_error: ExportError | None = None
     hepilot_error: ExportError | None = None
-    metadata = {"corpus": corpus, "generated": generated, "total_chunks": total, "schema_version": SCHEMA_VERSION, **notes}
+    metadata = {
+        "corpus": corpus,
+        "generated": generated,
+        "total_chunks": total,
+        "schema_version": SCHEMA_VERSION,
+        **notes,
+    }
     # Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\n"`.
     files[MODE_B_FILE].write('{\n  "metadata": ' + _indented(metadata, 2) + ',\n  "chunks": [')
     for position, chunk in enumerate(chunks):

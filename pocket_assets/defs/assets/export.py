@@ -196,7 +196,8 @@ def _colliding_pdfs(columns_by_key: dict[str, Columns]) -> tuple[tuple[str, str]
                 (
                     key,
                     f"left out, its chunk ids collide with those of {other} (same source name "
-                    f"{columns_by_key[key]['source'][0]!r} once normalised, e.g. {clash[0]}); rename one of the two files",
+                    f"{_first_source(columns_by_key[key])!r} once normalised, e.g. {clash[0]}); "
+                    "rename one of the two files",
                 )
             )
             continue
@@ -223,7 +224,9 @@ def _first_source(columns: Columns | None) -> str:
     return columns["source"][0] if columns and columns["source"] else ""
 
 
-def _note_neutralised(chunk_ids: Sequence[str], columns_by_key: dict[str, Columns], warnings: dict[str, list[str]]) -> None:
+def _note_neutralised(
+    chunk_ids: Sequence[str], columns_by_key: dict[str, Columns], warnings: dict[str, list[str]]
+) -> None:
     wanted = set(chunk_ids)
     for key, columns in columns_by_key.items():
         hits = [chunk_id for chunk_id in columns["id"] if chunk_id in wanted]
