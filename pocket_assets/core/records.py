@@ -247,8 +247,22 @@ def page_from_dict(row: dict[str, Any]) -> PageRecord:
 
 
 def chunk_from_dict(row: dict[str, Any]) -> ChunkRecord:
+    """The record a stored row (`to_dict`'s dict, read back from Parquet) stands for.
+
+    A row holding every field, and only those, is filled in directly: the frozen dataclass's
+    `__init__` sets its 35 fields one `object.__setattr__` at a time, 80 % of this function, and
+    each chunk is read back ~4 times in a build (issue 18). Any other row goes through `__init__`,
+    for its defaults and its error on an unknown field.
+    """
     values = dict(row)
     values["pages"] = tuple(int(page) for page in values["pages"])
     values["section_path"] = tuple(values["section_path"])
     values["content_features"] = ContentFeatures(**values["content_features"])
-    return ChunkRecord(**values)
+    if values.keys() != _CHUNK_FIELDS:
+        return ChunkRecord(**values)
+    chunk = object.__new__(ChunkRecord)
+    chunk.__dict__.update(values)
+    return chunk
+
+
+_CHUNK_FIELDS = frozenset(field.name for field in dataclasses.fields(ChunkRecord))

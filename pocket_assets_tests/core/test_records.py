@@ -6,6 +6,7 @@ import dataclasses
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,3 +48,13 @@ def test_to_dict_is_asdict_with_lists(record: Any) -> None:
 @given(st.from_type(ChunkRecord))
 def test_chunk_from_dict_reads_back_what_to_dict_wrote(chunk: ChunkRecord) -> None:
     assert chunk_from_dict(to_dict(chunk)) == chunk
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(st.from_type(ChunkRecord))
+def test_a_row_without_the_newer_fields_gets_their_defaults_and_an_unknown_field_is_refused(chunk: ChunkRecord) -> None:
+    row = to_dict(chunk)
+    older = {key: value for key, value in row.items() if key not in ("context", "embedded_tokens")}
+    assert chunk_from_dict(older) == dataclasses.replace(chunk, context="", embedded_tokens=0)
+    with pytest.raises(TypeError, match="no_such_field"):
+        chunk_from_dict({**row, "no_such_field": 1})
