@@ -48,10 +48,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence, TextIO
 
-import jsonschema
-
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, CONTEXT_SEPARATOR, sdk_line, with_context
+from pocket_assets.core.json_schema import (
+    DRAFT_07,
+    DRAFT_2020_12,
+    Validator,
+    instance_location,
+    load_validator,
+    most_relevant_error,
+)
 from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, to_dict
 from pocket_assets.core.export.redirects import (
     DEFAULT_MIN_OVERLAP,
@@ -276,8 +282,8 @@ def write_corpus_parts(
     """
     places = _places(parts)
     _check_corpus_and_ids(corpus, places)
-    chunk_validator = _load_validator(schema_dir / CHUNK_SCHEMA_FILE, jsonschema.Draft7Validator)
-    hepilot_validator = _load_validator(schema_dir / HEPILOT_SCHEMA_FILE, jsonschema.Draft202012Validator)
+    chunk_validator = load_validator(schema_dir / CHUNK_SCHEMA_FILE, DRAFT_07)
+    hepilot_validator = load_validator(schema_dir / HEPILOT_SCHEMA_FILE, DRAFT_2020_12)
     paths = export_paths(corpus, out_dir)
     reader = _PartReader(parts)
     history, previous_generated = _history_from(paths, _current_chunks(parts, reader), min_overlap)
@@ -458,20 +464,10 @@ def _check_corpus_and_ids(corpus: str, places: Sequence[_Place]) -> None:
         seen.add(place.chunk_id)
 
 
-def _load_validator(
-    path: Path, validator_class: type[jsonschema.protocols.Validator]
-) -> jsonschema.protocols.Validator:
-    schema = json.loads(path.read_text(encoding="utf-8"))
-    validator_class.check_schema(schema)
-    return validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
-
-
-def _validate(
-    validator: jsonschema.protocols.Validator, document: dict[str, Any], chunk_id: str, schema_name: str
-) -> None:
-    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+def _validate(validator: Validator, document: dict[str, Any], chunk_id: str, schema_name: str) -> None:
+    error = most_relevant_error(validator, document)
     if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "(record)"
+        where = instance_location(error) or "(record)"
         raise ExportError(chunk_id, f"invalid against {schema_name} at {where}: {error.message}")
 
 
@@ -482,7 +478,7 @@ def _write_chunk_files(
     total: int,
     notes: Mapping[str, Any],
     chunks: Iterator[ChunkRecord],
-    validators: tuple[jsonschema.protocols.Validator, jsonschema.protocols.Validator],
+    validators: tuple[Validator, Validator],
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The SDK file, the corpus JSON and the HEPilot JSONL in one pass over `chunks` (export order).
 
