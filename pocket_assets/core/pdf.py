@@ -170,12 +170,21 @@ def inspect_pdf(path: Path, partition_key: str, corpora: Sequence[str] = CORPORA
     )
 
 
-def iter_pdf_pages(path: Path) -> Iterator[tuple[int, pymupdf.Page]]:
-    """Yield (1-based number, page) one at a time, so memory stays bounded on huge PDFs."""
+def iter_pdf_pages(path: Path, pages: range | None = None) -> Iterator[tuple[int, pymupdf.Page]]:
+    """Yield (1-based number, page) one at a time, so memory stays bounded on huge PDFs.
+
+    `pages`: 0-based page indexes to read (a range of a long PDF scanned by one process); all by default.
+    """
     with open_pdf(path) as document:
-        for index in range(document.page_count):
+        for index in range(document.page_count) if pages is None else pages:
             try:
                 page = document.load_page(index)
             except Exception as error:
                 raise PdfError(path.name, f"page cannot be read ({error})", page=index + 1) from None
             yield index + 1, page
+
+
+def page_count(path: Path) -> int:
+    """How many pages the PDF has; raises `PdfError` as `open_pdf` does."""
+    with open_pdf(path) as document:
+        return document.page_count
