@@ -19,7 +19,7 @@ from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.extract.page_ranges import page_ranges, scan_in_ranges
 from pocket_assets.core.extract.scan import scan_pages
 from pocket_assets.core.records import to_dict
-from pocket_assets_tests.pdf_factory import SAMPLE_RAW
+from pocket_assets_tests.pdf_factory import SAMPLE_RAW, text_pdf
 
 LONG_PDF = SAMPLE_RAW / "intl" / "R-data.pdf"  # 41 pages: three ranges, unruled tables, running headers
 TEST_PROCESS = os.getpid()  # forked processes inherit it, so they can tell they are not the test's process
@@ -33,7 +33,7 @@ def test_ranges_cover_every_page_once_in_order(page_count: int, workers: int) ->
     assert all(len(pages) > 0 for pages in ranges)
 
 
-def _pages_and_processes(pages: range) -> list[tuple[int, int]]:
+def _pages_and_processes(document: pymupdf.Document, source: str, pages: range) -> list[tuple[int, int]]:
     """A scan standing for the real one: which process read which page. The test's process waits until a
     forked process has read a range, so both take part whatever the machine's load."""
     if os.getpid() == TEST_PROCESS:
@@ -43,9 +43,11 @@ def _pages_and_processes(pages: range) -> list[tuple[int, int]]:
     return [(index, os.getpid()) for index in pages]
 
 
-def test_ranges_are_shared_with_forked_processes_and_come_back_in_page_order() -> None:
+def test_ranges_are_shared_with_forked_processes_and_come_back_in_page_order(tmp_path: Path) -> None:
     _range_started.clear()
-    scanned = scan_in_ranges(_pages_and_processes, 300, workers=3, source="long.pdf")
+    path = text_pdf(tmp_path / "long.pdf", [""] * 300)
+    with pymupdf.open(path) as document:
+        scanned = scan_in_ranges(path, document, _pages_and_processes, workers=3)
     assert [index for index, _ in scanned] == list(range(300))
     processes = {process for _, process in scanned}
     assert TEST_PROCESS in processes and len(processes) >= 2
@@ -86,10 +88,12 @@ def test_a_page_that_cannot_be_read_in_a_range_process_fails_its_pdf_naming_file
     assert any("raised in a worker process" in note for note in split.value.__notes__), "read by a range's process"
 
 
-def _scan_dying_outside_the_test_process(path: Path, pages: range | None, **settings: object) -> list:
+def _scan_dying_outside_the_test_process(
+    document: pymupdf.Document, source: str, pages: range | None, **settings: object
+) -> list:
     if os.getpid() != TEST_PROCESS:
         os._exit(11)  # as a crash inside MuPDF would end the process
-    return scan_pages(path, pages, **settings)
+    return scan_pages(document, source, pages, **settings)
 
 
 def test_a_range_process_that_dies_fails_its_pdf_alone_naming_file_and_pages(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ import multiprocessing
 import os
 from pathlib import Path
 
+import pymupdf
 import pytest
 from dagster import DagsterInstance
 
@@ -41,12 +42,14 @@ def test_pages_over_page_ranges_are_the_serial_steps_bytes(
     assert split == _pages_bytes(serial_paths)
 
 
-def _scan_dying_in_f_arrays_range_processes(path: Path, pages: range | None, **settings: object) -> list:
+def _scan_dying_in_f_arrays_range_processes(
+    document: pymupdf.Document, source: str, pages: range | None, **settings: object
+) -> list:
     """A range's process is forked from a step worker, itself forked from this test's process."""
     parent = multiprocessing.parent_process()
-    if path.name == "f-array.pdf" and parent is not None and parent.pid != TEST_PROCESS:
+    if source == "f-array.pdf" and parent is not None and parent.pid != TEST_PROCESS:
         os._exit(11)  # as a crash inside MuPDF would end the process
-    return scan_pages(path, pages, **settings)
+    return scan_pages(document, source, pages, **settings)
 
 
 def test_a_range_process_that_dies_fails_its_pdf_alone(

@@ -27,7 +27,7 @@ from pocket_assets.core.extract.markdown import (
 from pocket_assets.core.extract.ocr import OcrUnavailableError, tessdata_folder
 from pocket_assets.core.extract.page_ranges import SPLIT_PAGES, scan_in_ranges
 from pocket_assets.core.extract.scan import PageScan, scan_pages
-from pocket_assets.core.pdf import page_count
+from pocket_assets.core.pdf import open_pdf
 from pocket_assets.core.records import PageRecord
 
 __all__ = [
@@ -101,11 +101,11 @@ def _scans(path: Path, options: ExtractionOptions, workers: int, split_pages: in
     tessdata = tessdata_folder(options.ocr_language) if options.ocr else None
     scan_range = partial(
         scan_pages,
-        path,
         detect_tables=options.detect_tables,
         ocr_language=options.ocr_language if options.ocr else None,
         tessdata=tessdata,
     )
-    if workers > 1 and (pages := page_count(path)) >= split_pages:
-        return scan_in_ranges(scan_range, pages, workers, path.name)
-    return scan_range(None)
+    with open_pdf(path) as document:
+        if workers > 1 and document.page_count >= split_pages:
+            return scan_in_ranges(path, document, scan_range, workers)
+        return scan_range(document, path.name, None)

@@ -9,14 +9,13 @@ re-reading the PDF.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pymupdf
 
 from pocket_assets.core.extract.reading_order import Line, read_lines, text_column_left, text_dict
 from pocket_assets.core.extract.ocr import ocr_textpage
-from pocket_assets.core.pdf import iter_pdf_pages
+from pocket_assets.core.pdf import iter_document_pages
 from pocket_assets.core.tables.readable import readable_cells
 from pocket_assets.core.extract.tables import (
     FoundTable,
@@ -101,10 +100,16 @@ def scan_page(
 
 
 def scan_pages(
-    path: Path, pages: range | None, detect_tables: bool, ocr_language: str | None, tessdata: str | None
+    document: pymupdf.Document,
+    source: str,
+    pages: range | None,
+    detect_tables: bool,
+    ocr_language: str | None,
+    tessdata: str | None,
 ) -> list[PageScan]:
-    """Scan the PDF's pages in `pages` (0-based indexes; all when None), in order: one process's share."""
+    """Scan the open PDF's pages in `pages` (0-based indexes; all when None), in order: one process's share.
+    `source` names the file in the error of a page that cannot be read."""
     return [
         scan_page(page, number, detect_tables, ocr_language, tessdata)
-        for number, page in iter_pdf_pages(path, pages)
+        for number, page in iter_document_pages(document, source, pages)
     ]
