@@ -15,6 +15,11 @@ is started again for the rest.
 
 `workers` 1 (or a single PDF) runs in the calling process, exactly the serial loop.
 The default is the cores this process may use (`POCKET_ASSETS_WORKERS` overrides).
+
+One PDF per task leaves cores idle while a long PDF is read (a 2,400-page manual on
+one core, last in key order), so the `pages` step also scans a PDF of `split_pages`
+pages or more over page ranges on `workers` processes (`core/extract/page_ranges`),
+forked from whichever process builds it (a worker here, or the step's own process).
 """
 
 from __future__ import annotations

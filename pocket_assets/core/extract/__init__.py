@@ -4,7 +4,9 @@ Two stages. The scan reads each page once (`get_text("dict")`, the table
 pre-filter, `find_tables()` on candidates) and keeps only lines and tables.
 Then the document-wide decisions (running headers and footers, the heading
 scale) are taken and every page is rendered. Pages are loaded one at a time,
-so memory follows the text of the document, not its page objects.
+so memory follows the text of the document, not its page objects. The scan of
+each page depends on that page alone, so a long PDF's is run over page ranges on
+several cores (`page_ranges`) and the rest is unchanged: the same output.
 """
 
 from __future__ import annotations
