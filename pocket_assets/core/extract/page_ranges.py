@@ -49,7 +49,7 @@ Scan = TypeVar("Scan")
 ScanRange = Callable[[pymupdf.Document, str, range], list[Scan]]
 
 SPLIT_PAGES = 200  # a PDF with this many pages or more is scanned on every core
-RANGES_PER_WORKER = 8  # more ranges share the work more evenly; each costs a pickle of its scans
+RANGES_PER_WORKER = 8  # more ranges share the work more evenly (the caller waits at most one range)
 MIN_RANGE_PAGES = 16
 
 # In a range's process: the PDF it scans, opened once for the process's life (a 2,400-page PDF takes
