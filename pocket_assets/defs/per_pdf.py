@@ -15,8 +15,9 @@ green again. So each stage:
    `run_progress`), and each failure at once on its own line (a crash's traceback
    at ERROR);
 2. yields one result whose materialization of each partition carries that PDF's
-   own numbers (`add_asset_metadata(..., partition_key=...)`): row count, column
-   schema, seconds and the stage's figures; run totals go to the run log;
+   own numbers (`add_asset_metadata(..., partition_key=...)`): row count, seconds
+   and the stage's figures (the column schema, the same for every PDF, is the
+   asset's: `partitions`); run totals go to the run log;
 3. plans each failed PDF again after its materialization (`mark_failed`), so the
    run's failure makes Dagster show exactly that partition failed;
 4. fails the run: the `every_pdf_built` check does it after the export, so the
@@ -32,7 +33,6 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-import pyarrow as pa
 from dagster import (
     AssetCheckKey,
     AssetCheckResult,
@@ -42,8 +42,6 @@ from dagster import (
     Failure,
     MaterializeResult,
     MetadataValue,
-    TableColumn,
-    TableSchema,
 )
 
 # Private, and unavoidable: Dagster 1.13 has no public way to report a planned materialization
@@ -219,10 +217,6 @@ def run_totals(asset: str, outcomes: Sequence[Outcome]) -> str:
     return f"{asset}: {len(built)} of {len(outcomes)} PDF(s) built" + (f"; totals: {figures}" if figures else "")
 
 
-def column_schema(schema: pa.Schema) -> TableSchema:
-    return TableSchema(columns=[TableColumn(name=f.name, type=str(f.type)) for f in schema])
-
-
 def _build_one(
     context: AssetExecutionContext,
     store: PartitionStore,
@@ -287,7 +281,6 @@ def _store(
     metadata = {
         "status": STATUS_OK,
         "dagster/row_count": len(output.rows),
-        "dagster/column_schema": column_schema(stage.schema),
         "seconds": seconds,
         **output.metadata,
         "path": MetadataValue.path(str(path)),
