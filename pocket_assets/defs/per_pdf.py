@@ -130,11 +130,13 @@ def run_per_pdf_stages(
     keys = sorted(context.partition_keys)
     outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
     progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)
-    for index, (key, built) in enumerate(build_in_workers(build, keys, workers), start=1):
-        for stage, outcome in _build_one(context, store, stages, key, built, versions, progress, index).items():
-            outcomes[stage].append(outcome)
-        return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
-    progress.flush()
+    try:
+        for index, (key, built) in enumerate(build_in_workers(build, keys, workers), start=1):
+            for stage, outcome in _build_one(context, store, stages, key, built, versions, progress, index).items():
+                outcomes[stage].append(outcome)
+            return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
+    finally:
+        progress.flush()  # also when the step fails: the PDFs it did build are in the log
     for stage in stages:
         add_partition_metadata(context, stage, outcomes[stage])
         context.log.info(run_totals(stage.name, outcomes[stage]))
