@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from pocket_assets.core import ids
 
@@ -166,24 +167,48 @@ def new_chunk(
 def to_dict(record: Any) -> dict[str, Any]:
     """A plain, JSON-ready dict (tuples become lists), as `dataclasses.asdict` gives it.
 
-    Not `asdict` itself: it deep-copies every leaf, ~30 % of the schema gate's time; the
-    leaves here are immutable (str, int, float, bool, None).
+    Not `asdict` itself: it deep-copies every leaf; the leaves here are immutable (str, int,
+    float, bool, None). Called for every record a stage writes, the gate checks and the export
+    writes (millions of fields on a large corpus, issue 18), so each record type's fields are read
+    in one `attrgetter` call and only those whose annotation is not a scalar are converted further.
     """
-    return {name: _plain(getattr(record, name)) for name in _field_names(type(record))}
+    names, read, nested = _record_layout(type(record))
+    values = dict(zip(names, read(record)))
+    for name in nested:
+        values[name] = _plain(values[name])
+    return values
+
+
+# Annotations of fields that hold the value itself; a field annotated otherwise goes through `_plain`.
+_SCALAR_ANNOTATIONS = frozenset({"str", "int", "float", "bool", "None"})
+_LEAF_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
 @functools.lru_cache(maxsize=None)
-def _field_names(record_type: type) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(record_type))
+def _record_layout(record_type: type) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], tuple[str, ...]]:
+    """A dataclass type's field names, one reader of all their values, and the fields that need `_plain`."""
+    fields = dataclasses.fields(record_type)
+    names = tuple(field.name for field in fields)
+    read = operator.attrgetter(*names) if len(names) > 1 else lambda record: tuple(getattr(record, name) for name in names)
+    nested = tuple(field.name for field in fields if not _is_scalar(field.type))
+    return names, read, nested
+
+
+def _is_scalar(annotation: Any) -> bool:
+    """`str`, `int | None`, ...: written as text (`from __future__ import annotations`) or as the type."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
+    return all(part.strip() in _SCALAR_ANNOTATIONS for part in text.split("|"))
 
 
 def _plain(value: Any) -> Any:
+    if type(value) in _LEAF_TYPES:
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return to_dict(value)
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
+        return [item if type(item) in _LEAF_TYPES else _plain(item) for item in value]
     return value
 
 
@@ -222,8 +247,22 @@ def page_from_dict(row: dict[str, Any]) -> PageRecord:
 
 
 def chunk_from_dict(row: dict[str, Any]) -> ChunkRecord:
+    """The record a stored row (`to_dict`'s dict, read back from Parquet) stands for.
+
+    A row holding every field, and only those, is filled in directly: the frozen dataclass's
+    `__init__` sets its 35 fields one `object.__setattr__` at a time, 80 % of this function, and
+    each chunk is read back ~4 times in a build (issue 18). Any other row goes through `__init__`,
+    for its defaults and its error on an unknown field.
+    """
     values = dict(row)
     values["pages"] = tuple(int(page) for page in values["pages"])
     values["section_path"] = tuple(values["section_path"])
     values["content_features"] = ContentFeatures(**values["content_features"])
-    return ChunkRecord(**values)
+    if values.keys() != _CHUNK_FIELDS:
+        return ChunkRecord(**values)
+    chunk = object.__new__(ChunkRecord)
+    chunk.__dict__.update(values)
+    return chunk
+
+
+_CHUNK_FIELDS = frozenset(field.name for field in dataclasses.fields(ChunkRecord))

@@ -14,7 +14,6 @@ import json
 import os
 from pathlib import Path
 
-import jsonschema
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import Field
 
@@ -39,6 +38,7 @@ from pocket_assets.core.quality.expectations_process import (
     prestart,
     starts_early,
 )
+from pocket_assets.core.json_schema import Validator
 from pocket_assets.core.quality.validation import load_chunk_schema
 from pocket_assets.defs.partition_ranges import pdfs_in_run
 from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, SUMMARIZER, Setting, Stage, stage_versions
@@ -228,12 +228,12 @@ class GatesResource(ConfigurableResource):
     def expectations(self, expectations_dir: Path) -> ExpectationsProcess:
         return expectations_process(expectations_dir)
 
-    def chunk_schema(self, expectations_dir: Path) -> jsonschema.Draft7Validator:
+    def chunk_schema(self, expectations_dir: Path) -> Validator:
         return _load_chunk_schema_once(str(expectations_dir))
 
 
 @functools.lru_cache(maxsize=4)
-def _load_chunk_schema_once(expectations_dir: str) -> jsonschema.Draft7Validator:
+def _load_chunk_schema_once(expectations_dir: str) -> Validator:
     return load_chunk_schema(Path(expectations_dir))
 
 

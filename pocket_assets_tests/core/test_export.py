@@ -16,7 +16,9 @@ from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import clean_part
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace, sdk_line
 from pocket_assets.core.export.corpus_files import (
+    CHUNK_SCHEMA_FILE,
     HEPILOT_FILE,
+    HEPILOT_SCHEMA_FILE,
     MODE_B_FILE,
     NEUTRAL_SPLITTER,
     REDIRECTS_FILE,
@@ -323,6 +325,35 @@ def test_schema_violation_names_the_chunk(tmp_path: Path) -> None:
     with pytest.raises(ExportError, match=f"{short.id}.*chunk.schema.json.*text"):
         export([short, *chunks[4:]], tmp_path)
     assert not tmp_path.exists() or not any(tmp_path.iterdir())
+
+
+def test_a_schema_violation_names_the_schema_and_the_place_in_the_record(tmp_path: Path) -> None:
+    chunks = sample_chunks()
+    chunk = chunks[3]
+    cases = [
+        (dataclasses.replace(chunk, pages=(chunk.page, 0)), f"invalid against {CHUNK_SCHEMA_FILE} at pages/1: "),
+        # Two violations: the one nearer the record's top is named.
+        (dataclasses.replace(chunk, pages=(0,), tokens=0), f"invalid against {CHUNK_SCHEMA_FILE} at tokens: "),
+        (dataclasses.replace(chunk, document_id="x"), f"invalid against {HEPILOT_SCHEMA_FILE} at document_id: "),
+    ]
+    for bad, reason in cases:
+        with pytest.raises(ExportError) as raised:
+            export([bad, *chunks[:3], *chunks[4:]], tmp_path)
+        assert raised.value.chunk_id == bad.id
+        assert raised.value.reason.startswith(reason), raised.value.reason
+    assert not tmp_path.exists() or not any(tmp_path.iterdir())
+
+
+def test_an_invalid_schema_file_is_refused_naming_it(tmp_path: Path) -> None:
+    schema_dir = tmp_path / "schemas"
+    schema_dir.mkdir()
+    (schema_dir / CHUNK_SCHEMA_FILE).write_bytes((SCHEMA_DIR / CHUNK_SCHEMA_FILE).read_bytes())
+    hepilot = json.loads((SCHEMA_DIR / HEPILOT_SCHEMA_FILE).read_text(encoding="utf-8"))
+    hepilot["required"] = "chunk_id"
+    (schema_dir / HEPILOT_SCHEMA_FILE).write_text(json.dumps(hepilot), encoding="utf-8")
+    with pytest.raises(ValueError, match=f"{HEPILOT_SCHEMA_FILE}: not a valid .* schema at required: "):
+        write_corpus_exports("fr", sample_chunks(), tmp_path / "out", GENERATED, schema_dir)
+    assert not (tmp_path / "out").exists()
 
 
 def test_chunks_of_another_corpus_or_duplicate_ids_are_refused(tmp_path: Path) -> None:

@@ -17,14 +17,17 @@ from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import Block, ChunkRecord, ContentFeatures, PageRecord, TableCells
 from pocket_assets.core.quality.validation import (
     CHILDREN_COVER_TEXT,
+    CHUNK_SCHEMA_FILE,
     COVERAGE_GATE,
     EXPECTATIONS_GATE,
     OFFENDING_LIMIT,
     PAGES_HAVE_CHUNKS,
     PARTITION_GATES,
+    SCHEMA_GATE,
     TEXT_MATCHES_OFFSETS,
     GateReport,
     Gates,
+    load_chunk_schema,
     load_gates,
     validate_corpus_ids,
     validate_partition,
@@ -210,6 +213,37 @@ def test_each_broken_rule_fails_its_expectation_with_the_chunk_id(
     page = int(changes.get("page", broken.page))  # type: ignore[arg-type]
     assert all(offending == ((broken.id, page),) for offending in failures.values())
     assert not report.passed
+
+
+def test_a_schema_violation_names_its_rule_its_chunks_and_the_first_message(gates: Gates) -> None:
+    chunks = make_chunks(make_pages())
+    first, second = by_id(chunks, "child", 0), by_id(chunks, "child", 1)
+    chunks = replaced(chunks, first, pages=(first.page, 0), tokens=0)
+    chunks = replaced(chunks, second, pages=(0,))
+    results = {result.expectation: result for result in run(gates, chunks).gate_results(SCHEMA_GATE)}
+    assert set(results) == {"properties/pages/items/minimum", "properties/tokens/minimum"}
+    pages_rule, tokens_rule = results["properties/pages/items/minimum"], results["properties/tokens/minimum"]
+    assert pages_rule.offending == ((first.id, first.page), (second.id, second.page))
+    assert (pages_rule.unexpected_count, pages_rule.checked_count, pages_rule.passed) == (2, len(chunks), False)
+    assert tokens_rule.offending == ((first.id, first.page),)
+    for result in (pages_rule, tokens_rule):
+        assert result.detail.startswith(f"{CHUNK_SCHEMA_FILE}: 0 "), "the schema and the offending value"
+
+
+@pytest.mark.parametrize(
+    ("rule", "value", "where"),
+    [("minLength", -1, "properties/text/minLength"), ("pattern", "(unclosed", "properties/text/pattern")],
+    ids=["negative-length", "broken-regex"],
+)
+def test_a_chunk_schema_that_is_not_a_valid_schema_is_refused_at_load(
+    tmp_path: Path, rule: str, value: object, where: str
+) -> None:
+    """Refused when loaded, naming the file and the place, not on the first chunk checked."""
+    schema = json.loads((EXPECTATIONS_DIR / CHUNK_SCHEMA_FILE).read_text(encoding="utf-8"))
+    schema["properties"]["text"][rule] = value
+    (tmp_path / CHUNK_SCHEMA_FILE).write_text(json.dumps(schema), encoding="utf-8")
+    with pytest.raises(ValueError, match=f"{tmp_path / CHUNK_SCHEMA_FILE}: not a valid .* schema at {where}: "):
+        load_chunk_schema(tmp_path)
 
 
 def test_duplicate_id_names_every_copy(gates: Gates) -> None:

@@ -42,10 +42,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence, TextIO
 
-import jsonschema
-
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, CONTEXT_SEPARATOR, sdk_line, with_context
+from pocket_assets.core.json_schema import (
+    DRAFT_07,
+    DRAFT_2020_12,
+    Validator,
+    instance_location,
+    load_validator,
+    most_relevant_error,
+)
 from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, to_dict
 from pocket_assets.core.export.redirects import DEFAULT_MIN_OVERLAP, RedirectHistory, RedirectStats, carry_history
 
@@ -155,8 +161,8 @@ def write_corpus_exports(
     """
     ordered = export_order(chunks)
     _check_corpus_and_ids(corpus, ordered)
-    chunk_validator = _load_validator(schema_dir / CHUNK_SCHEMA_FILE, jsonschema.Draft7Validator)
-    hepilot_validator = _load_validator(schema_dir / HEPILOT_SCHEMA_FILE, jsonschema.Draft202012Validator)
+    chunk_validator = load_validator(schema_dir / CHUNK_SCHEMA_FILE, DRAFT_07)
+    hepilot_validator = load_validator(schema_dir / HEPILOT_SCHEMA_FILE, DRAFT_2020_12)
     paths = export_paths(corpus, out_dir)
     previous = read_corpus_json(paths[MODE_B_FILE])
     history = _history_from(paths, previous, ordered, min_overlap)
@@ -316,20 +322,10 @@ def _check_corpus_and_ids(corpus: str, chunks: Sequence[ChunkRecord]) -> None:
         seen.add(chunk.id)
 
 
-def _load_validator(
-    path: Path, validator_class: type[jsonschema.protocols.Validator]
-) -> jsonschema.protocols.Validator:
-    schema = json.loads(path.read_text(encoding="utf-8"))
-    validator_class.check_schema(schema)
-    return validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
-
-
-def _validate(
-    validator: jsonschema.protocols.Validator, document: dict[str, Any], chunk_id: str, schema_name: str
-) -> None:
-    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+def _validate(validator: Validator, document: dict[str, Any], chunk_id: str, schema_name: str) -> None:
+    error = most_relevant_error(validator, document)
     if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "(record)"
+        where = instance_location(error) or "(record)"
         raise ExportError(chunk_id, f"invalid against {schema_name} at {where}: {error.message}")
 
 
@@ -357,7 +353,7 @@ def _write_corpus_json(
     corpus: str,
     generated: str,
     chunks: Sequence[ChunkRecord],
-    validator: jsonschema.protocols.Validator,
+    validator: Validator,
     notes: Mapping[str, Any],
 ) -> None:
     """Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\\n"`."""
@@ -380,7 +376,7 @@ def _indented(value: Any, level: int) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + " " * level)
 
 
-def _write_hepilot(handle: TextIO, chunks: Sequence[ChunkRecord], validator: jsonschema.protocols.Validator) -> None:
+def _write_hepilot(handle: TextIO, chunks: Sequence[ChunkRecord], validator: Validator) -> None:
     for chunk in chunks:
         record = hepilot_record(chunk)
         _validate(validator, record, chunk.id, HEPILOT_SCHEMA_FILE)

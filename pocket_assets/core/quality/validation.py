@@ -26,11 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-import jsonschema
-
 from pocket_assets.core.chunking.segments import TEXT_BELOW_MINIMUM, TextBelowMinimum, plan_segments
 from pocket_assets.core.quality.chunk_stats import pages_without_chunks
 from pocket_assets.core.document import canonical_text
+from pocket_assets.core.json_schema import DRAFT_07, Validator, load_validator, schema_rule
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, PageRecord, to_dict
 
@@ -136,7 +135,7 @@ class Gates:
     batch_definition: BatchDefinition = field(repr=False)
     partition_suite: ExpectationSuite
     corpus_suite: ExpectationSuite
-    chunk_schema: jsonschema.Draft7Validator = field(repr=False)
+    chunk_schema: Validator = field(repr=False)
 
 
 def load_gates(expectations_dir: Path) -> Gates:
@@ -174,11 +173,9 @@ def load_gates(expectations_dir: Path) -> Gates:
     )
 
 
-def load_chunk_schema(expectations_dir: Path) -> jsonschema.Draft7Validator:
-    """The seed's chunk schema alone: the schema gate needs no Great Expectations."""
-    schema = json.loads((expectations_dir / CHUNK_SCHEMA_FILE).read_text(encoding="utf-8"))
-    jsonschema.Draft7Validator.check_schema(schema)
-    return jsonschema.Draft7Validator(schema)
+def load_chunk_schema(expectations_dir: Path) -> Validator:
+    """The seed's Draft-07 chunk schema alone: the schema gate needs no Great Expectations."""
+    return load_validator(expectations_dir / CHUNK_SCHEMA_FILE, DRAFT_07)
 
 
 def _check_suite_json(file_name: str, suite_json: Mapping[str, Any]) -> None:
@@ -213,7 +210,7 @@ def validate_partition(
 
 
 def check_without_expectations(
-    chunk_schema: jsonschema.Draft7Validator,
+    chunk_schema: Validator,
     partition_key: str,
     chunks: Sequence[ChunkRecord],
     pages: Sequence[PageRecord],
@@ -349,7 +346,7 @@ def _exception_message(info: Mapping[str, Any] | None) -> str:
     return "; ".join(messages)
 
 
-def check_schema(chunk_schema: jsonschema.Draft7Validator, chunks: Sequence[ChunkRecord]) -> tuple[GateResult, ...]:
+def check_schema(chunk_schema: Validator, chunks: Sequence[ChunkRecord]) -> tuple[GateResult, ...]:
     """Every record, as `to_dict` writes it, against the seed's Draft-07 chunk schema.
 
     One result per violated schema rule (e.g. `properties/text/minLength`), so the
@@ -363,7 +360,7 @@ def check_schema(chunk_schema: jsonschema.Draft7Validator, chunks: Sequence[Chun
         if validator.is_valid(record):
             continue
         for error in validator.iter_errors(record):
-            rule = "/".join(str(part) for part in error.absolute_schema_path)
+            rule = schema_rule(error)
             offenders.setdefault(rule, []).append((chunk.id, chunk.page))
             first_message.setdefault(rule, error.message[:200])
     if not offenders:
