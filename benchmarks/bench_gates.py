@@ -46,12 +46,15 @@ def synthetic_partition(page_count: int) -> tuple[tuple[PageRecord, ...], list[C
     document = ids.document_uuid(KEY)
 
     def chunk(chunk_id: str, text: str, chunk_type: str, page: int, start: int, parent: str | None) -> ChunkRecord:
+        block = len(chunks)  # unique within the partition, as the chunker's canonical ids are
+        embedded = len(text) // 5 if chunk_type != "parent" else 0  # what the phone embeds is counted for the rest
         return ChunkRecord(
             id=chunk_id, text=text, source=SOURCE, corpus="intl", chunk_type=chunk_type, page=page,
             pages=(page,), tokens=len(text) // 5, section=None, section_path=(), section_id=None,
             article_num=None, parent_id=parent, table_type=None, char_start=start, char_end=start + len(text),
             line_from=1, line_to=1, chunk_uid=ids.chunk_uuid(document, chunk_id), document_id=document,
-            canonical_id="", hash="", anchor="", chunk_index=0, total_chunks=0, has_overlap_previous=False,
+            canonical_id=ids.canonical_id(document, "00000000", None, page, block), hash="", anchor="",
+            chunk_index=0, total_chunks=0, has_overlap_previous=False, embedded_tokens=embedded,
             has_overlap_next=False, content_type="text", content_features=ContentFeatures(),
             chunker_version=POLICY.chunker_version, policy_hash=POLICY.policy_hash,
         )  # fmt: skip

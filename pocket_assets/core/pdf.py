@@ -152,11 +152,8 @@ def inspect_pdf(path: Path, partition_key: str, corpora: Sequence[str] = CORPORA
     """The `raw_pdf` record; also proves every page can be loaded."""
     corpus = corpus_of(partition_key, corpora)
     with open_pdf(path) as document:
-        for page_number in range(document.page_count):
-            try:
-                document.load_page(page_number)
-            except Exception as error:
-                raise PdfError(path.name, f"page cannot be read ({error})", page=page_number + 1) from None
+        for _ in iter_document_pages(document, path.name):
+            pass
         metadata = {key: str(value) for key, value in sorted((document.metadata or {}).items()) if value}
         page_count = document.page_count
     return PdfIdentity(
@@ -170,12 +167,17 @@ def inspect_pdf(path: Path, partition_key: str, corpora: Sequence[str] = CORPORA
     )
 
 
-def iter_pdf_pages(path: Path) -> Iterator[tuple[int, pymupdf.Page]]:
-    """Yield (1-based number, page) one at a time, so memory stays bounded on huge PDFs."""
-    with open_pdf(path) as document:
-        for index in range(document.page_count):
-            try:
-                page = document.load_page(index)
-            except Exception as error:
-                raise PdfError(path.name, f"page cannot be read ({error})", page=index + 1) from None
-            yield index + 1, page
+def iter_document_pages(
+    document: pymupdf.Document, source: str, pages: range | None = None
+) -> Iterator[tuple[int, pymupdf.Page]]:
+    """(1-based number, page) of an open PDF, one at a time, so memory stays bounded on huge PDFs.
+
+    `pages`: the 0-based indexes to read (a range of a long PDF, scanned by one process), all by
+    default. A page that cannot be loaded is a `PdfError` naming `source` and the page.
+    """
+    for index in range(document.page_count) if pages is None else pages:
+        try:
+            page = document.load_page(index)
+        except Exception as error:
+            raise PdfError(source, f"page cannot be read ({error})", page=index + 1) from None
+        yield index + 1, page

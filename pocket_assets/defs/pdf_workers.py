@@ -15,6 +15,11 @@ is started again for the rest.
 
 `workers` 1 (or a single PDF) runs in the calling process, exactly the serial loop.
 The default is the cores this process may use (`POCKET_ASSETS_WORKERS` overrides).
+
+One PDF per task leaves cores idle while a long PDF is read (a 2,400-page manual on
+one core, last in key order), so the `pages` step also scans a PDF of `split_pages`
+pages or more over page ranges on `workers` processes (`core/extract/page_ranges`),
+forked from whichever process builds it (a worker here, or the step's own process).
 """
 
 from __future__ import annotations
@@ -22,17 +27,17 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import traceback
 from collections import deque
-from dataclasses import dataclass
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Generic, Iterator, Mapping, Sequence, TypeVar
+from typing import Callable, Generic, Iterator, Mapping, Sequence, TypeVar
 
 from dagster import ConfigurableResource
 from pydantic import Field
 
+from pocket_assets.core.carried_errors import CarriedError
 from pocket_assets.core.errors import PdfError
+from pocket_assets.core.extract.page_ranges import SPLIT_PAGES
 from pocket_assets.core.memory import return_freed_memory
 
 Output = TypeVar("Output")
@@ -64,6 +69,11 @@ class WorkersResource(ConfigurableResource):
 
     workers: int = Field(
         default=0, description=f"Worker processes per step; 0: ${WORKERS_ENV}, else the cores this process may use."
+    )
+    split_pages: int = Field(
+        default=SPLIT_PAGES,
+        description="A PDF with this many pages or more has its pages scanned on every worker, not on one "
+        "(a long manual would otherwise keep one core busy while the others idle).",
     )
 
     def count(self) -> int:
@@ -162,36 +172,18 @@ def _alone(key: str) -> Build:
 
 
 def _build_in_worker(key: str) -> object:
-    """Runs in a worker; a PDF's error comes back as a value (see `_Raised`)."""
+    """Runs in a worker; a PDF's error comes back as a value (see `CarriedError`)."""
     assert _BUILD is not None, "workers are forked after the build function is set"
     try:
         return _BUILD(key)
     except Exception as error:
-        return _Raised(type(error), error.args, dict(vars(error)), traceback.format_exc())
+        return CarriedError.of(error)
     finally:
         return_freed_memory()  # a big PDF's freed pages would stay private to this worker for the rest of the step
 
 
-@dataclass(frozen=True)
-class _Raised:
-    """An exception carried back by its parts: pickling exceptions calls `cls(*args)`, which fails for
-    errors whose constructor takes other arguments than their message (`PdfError(source, reason)`)."""
-
-    error_type: type[Exception]
-    args: tuple[Any, ...]
-    state: dict[str, Any]
-    worker_traceback: str
-
-    def rebuild(self) -> Exception:
-        error = self.error_type.__new__(self.error_type)
-        error.args = self.args
-        vars(error).update(self.state)
-        error.add_note(f"raised in a worker process:\n{self.worker_traceback}")
-        return error
-
-
 def _result(output: object) -> Build:
-    return _raiser(output.rebuild()) if isinstance(output, _Raised) else _returner(output)
+    return _raiser(output.rebuild()) if isinstance(output, CarriedError) else _returner(output)
 
 
 def _returner(output: object) -> Build:

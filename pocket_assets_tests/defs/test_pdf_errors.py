@@ -40,10 +40,10 @@ def test_an_extraction_error_is_about_that_file_only(
 ) -> None:
     real_extract = ingest_assets.extract_pages
 
-    def extract(path: Path, options):
+    def extract(path: Path, options, **cores):
         if path.name == "rules.pdf":
             raise IndexError("list index out of range")
-        return real_extract(path, options)
+        return real_extract(path, options, **cores)
 
     monkeypatch.setattr(ingest_assets, "extract_pages", extract)
     result = materialize_corpus(instance, small, selection=["raw_pdf", "pages"])

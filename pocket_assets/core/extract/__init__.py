@@ -4,19 +4,22 @@ Two stages. The scan reads each page once (`get_text("dict")`, the table
 pre-filter, `find_tables()` on candidates) and keeps only lines and tables.
 Then the document-wide decisions (running headers and footers, the heading
 scale) are taken and every page is rendered. Pages are loaded one at a time,
-so memory follows the text of the document, not its page objects.
+so memory follows the text of the document, not its page objects. The scan of
+each page depends on that page alone, so a long PDF's is run over page ranges on
+several cores (`page_ranges`) and the rest is unchanged: the same output.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import out_of_step, running_in_slots, running_signatures, scattered
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus
-from pocket_assets.core.extract.reading_order import document_column_lefts, text_column_left
+from pocket_assets.core.extract.reading_order import document_column_lefts
 from pocket_assets.core.extract.markdown import (
     RenderedPage,
     margin_lines,
@@ -24,8 +27,9 @@ from pocket_assets.core.extract.markdown import (
     render_page,
 )
 from pocket_assets.core.extract.ocr import OcrUnavailableError, tessdata_folder
-from pocket_assets.core.extract.scan import PageScan, scan_page
-from pocket_assets.core.pdf import iter_pdf_pages
+from pocket_assets.core.extract.page_ranges import SPLIT_PAGES, scan_in_ranges
+from pocket_assets.core.extract.scan import PageScan, scan_pages
+from pocket_assets.core.pdf import open_pdf
 from pocket_assets.core.records import PageRecord
 
 __all__ = [
@@ -53,23 +57,16 @@ class ExtractionOptions:
     detect_tables: bool = True  # ruled tables as pipe tables (pre-filtered find_tables)
 
 
-def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) -> Iterator[RenderedPage]:
-    """Each page's content and the margin lines removed from it (what benchmarks need too)."""
-    options = options or ExtractionOptions()
-    tessdata = tessdata_folder(options.ocr_language) if options.ocr else None
-    scans: list[PageScan] = []
-    page_column_lefts: list[float | None] = []
-    for number, page in iter_pdf_pages(path):
-        scan = scan_page(
-            page,
-            number,
-            detect_tables=options.detect_tables,
-            ocr_language=options.ocr_language if options.ocr else None,
-            tessdata=tessdata,
-        )
-        scans.append(scan)
-        page_column_lefts.append(text_column_left([line for lines in scan.blocks for line in lines], page.rect.width))
-    column_lefts = document_column_lefts(page_column_lefts)
+def iter_rendered_pages(
+    path: Path, options: ExtractionOptions | None = None, workers: int = 1, split_pages: int = SPLIT_PAGES
+) -> Iterator[RenderedPage]:
+    """Each page's content and the margin lines removed from it (what benchmarks need too).
+
+    A PDF of `split_pages` pages or more has its pages scanned in `workers` processes
+    (`page_ranges`); the output is the same whatever `workers`.
+    """
+    scans = _scans(path, options or ExtractionOptions(), workers, split_pages)
+    column_lefts = document_column_lefts([scan.column_left for scan in scans])
     census = StyleCensus()
     for scan, column_left in zip(scans, column_lefts):
         for paragraph in page_paragraphs(scan, frozenset(), column_left)[0]:
@@ -89,10 +86,28 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
         yield rendered
 
 
-def extract_pages(path: Path, options: ExtractionOptions | None = None) -> tuple[PageRecord, ...]:
-    """Every page of the PDF as a PageRecord, spans and line numbers placed by `assemble_pages`.
+def extract_pages(
+    path: Path, options: ExtractionOptions | None = None, workers: int = 1, split_pages: int = SPLIT_PAGES
+) -> tuple[PageRecord, ...]:
+    """Every page of the PDF as a PageRecord, spans and line numbers placed by `assemble_pages`;
+    `workers` and `split_pages` as in `iter_rendered_pages`.
 
     Raises PdfError when the file or one of its pages cannot be read; page-level
     problems (empty, scanned, table failure) are warnings on the page instead.
     """
-    return assemble_pages(rendered.content for rendered in iter_rendered_pages(path, options))
+    return assemble_pages(rendered.content for rendered in iter_rendered_pages(path, options, workers, split_pages))
+
+
+def _scans(path: Path, options: ExtractionOptions, workers: int, split_pages: int) -> list[PageScan]:
+    """Every page's scan in page order: in this process, or over page ranges in `workers` processes."""
+    tessdata = tessdata_folder(options.ocr_language) if options.ocr else None
+    scan_range = partial(
+        scan_pages,
+        detect_tables=options.detect_tables,
+        ocr_language=options.ocr_language if options.ocr else None,
+        tessdata=tessdata,
+    )
+    with open_pdf(path) as document:
+        if workers > 1 and document.page_count >= split_pages:
+            return scan_in_ranges(path, document, scan_range, workers)
+        return scan_range(document, path.name, None)

@@ -110,26 +110,25 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
         return None
     # Font expansion (microtype) and word spacing give every word its own span: tally
     # characters per (font, flags, size) first, then look at the few distinct styles.
-    # style -> [visible characters, non-digit spans, characters other than dots and spaces, 1 if any lowercase]
+    # style -> [visible characters, non-digit spans, 1 if any lowercase]
     runs: dict[tuple[str, int, float], list[int]] = {}
     for span_text, font, flags, raw_size in map(_SPAN_FIELDS, spans):
         visible = span_text.strip()
         if visible:
             run = runs.get((font, flags, raw_size))
             if run is None:
-                run = runs[(font, flags, raw_size)] = [0, 0, 0, 0]
+                run = runs[(font, flags, raw_size)] = [0, 0, 0]
             run[0] += len(visible)
             if not visible.isdigit():
                 run[1] += 1
-            run[2] += len(visible) - visible.count(".") - visible.count(" ")
-            if not run[3] and visible.upper() != visible:
-                run[3] = 1  # holds lowercase letters
+            if not run[2] and visible.upper() != visible:
+                run[2] = 1  # holds lowercase letters
     weights: dict[float, int] = {}
     bold = True
     any_mono = False
     other_spans = 0
-    substantive = math_characters = 0
-    for (font, flags, raw_size), (characters, words, solid, _) in runs.items():
+    any_math = False
+    for (font, flags, raw_size), (characters, words, _) in runs.items():
         size = round(raw_size, 1)
         weights[size] = weights.get(size, 0) + characters
         span_bold, span_mono = font_style(font, flags)
@@ -138,26 +137,38 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
             any_mono = True
         else:
             other_spans += words  # listings number their lines in another font: digits do not count
-        substantive += solid
-        if _math_font(font):
-            math_characters += solid
-    size = max(sorted(weights), key=lambda key: weights[key])
-    if any(not run[3] for run in runs.values()):  # capitals somewhere: maybe small caps
+        any_math = any_math or _math_font(font)
+    # The size carrying most characters, the smallest on a tie (most lines have one size).
+    size = next(iter(weights)) if len(weights) == 1 else max(sorted(weights), key=weights.__getitem__)
+    if any(not run[2] for run in runs.values()):  # capitals somewhere: maybe small caps
         spaced = max(raw_size for _, _, _, raw_size in map(_SPAN_FIELDS, spans))
         if (spaced > max(weights) + 0.1 or len(weights) > 1) and _small_capitals(runs, spaced):
             size = round(spaced, 1)
     lead = "" if bold or len(runs) == 1 else _bold_lead(spans, text)
     mono = any_mono and other_spans == 0
-    math = math_characters > 0 and math_characters >= MATH_SHARE * substantive
+    math = any_math and _mostly_math(spans)
     cut = _label_cut(spans, text)
     return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, mono, lead, spread, label_cut=cut, math=math)
+
+
+def _mostly_math(spans: list[dict[str, Any]]) -> bool:
+    """A third or more of the line's characters (dots and spaces aside) in math fonts: a display formula.
+    Only asked of lines with a math font somewhere, so the count is not paid on every line."""
+    substantive = math_characters = 0
+    for span in spans:
+        visible = span["text"].strip()
+        solid = len(visible) - visible.count(".") - visible.count(" ")
+        substantive += solid
+        if _math_font(span["font"]):
+            math_characters += solid
+    return math_characters > 0 and math_characters >= MATH_SHARE * substantive
 
 
 def _small_capitals(runs: dict[tuple[str, int, float], list[int]], largest: float) -> bool:
     """Smaller type holding only capitals beside larger capitals or spaces: small caps (`A` `RTICLE` `17`,
     `DE PREMIÈRE INSTANCE` with full-size spaces), one size to a reader."""
     return all(
-        run[3] == 0 and raw_size >= SMALL_CAPITALS * largest
+        run[2] == 0 and raw_size >= SMALL_CAPITALS * largest
         for (_, _, raw_size), run in runs.items()
         if raw_size < largest
     )

@@ -13,8 +13,9 @@ from typing import Any
 
 import pymupdf
 
-from pocket_assets.core.extract.reading_order import Line, read_lines, text_dict
+from pocket_assets.core.extract.reading_order import Line, read_lines, text_column_left, text_dict
 from pocket_assets.core.extract.ocr import ocr_textpage
+from pocket_assets.core.pdf import iter_document_pages
 from pocket_assets.core.tables.readable import readable_cells
 from pocket_assets.core.extract.tables import (
     FoundTable,
@@ -38,6 +39,7 @@ class PageScan:
     blocks: tuple[tuple[Line, ...], ...]  # reading order; lines inside tables left out
     tables: tuple[FoundTable, ...]
     warnings: tuple[str, ...]
+    column_left: float | None  # the page's own estimate of its text column's left edge (`text_column_left`)
 
     def margin_position(self, line: Line) -> str | None:
         """'top' or 'bottom' when the line sits in a page margin band."""
@@ -93,4 +95,21 @@ def scan_page(
         blocks=tuple(tuple(lines) for lines in blocks),
         tables=tuple(tables),
         warnings=tuple(warnings),
+        column_left=text_column_left([line for lines in blocks for line in lines], page.rect.width),
     )
+
+
+def scan_pages(
+    document: pymupdf.Document,
+    source: str,
+    pages: range | None,
+    detect_tables: bool,
+    ocr_language: str | None,
+    tessdata: str | None,
+) -> list[PageScan]:
+    """Scan the open PDF's pages in `pages` (0-based indexes; all when None), in order: one process's share.
+    `source` names the file in the error of a page that cannot be read."""
+    return [
+        scan_page(page, number, detect_tables, ocr_language, tessdata)
+        for number, page in iter_document_pages(document, source, pages)
+    ]

@@ -69,7 +69,9 @@ def pages(
     def build(key: str) -> StageOutput:
         source = store.source_sha256(key)
         with extraction_of(key):
-            records = extract_pages(paths.raw_path / key, extraction.options())
+            records = extract_pages(
+                paths.raw_path / key, extraction.options(), workers=workers.count(), split_pages=workers.split_pages
+            )
         text_chars = sum(len(page.text) for page in records)
         warnings = [f"p{page.page}: {warning}" for page in records for warning in page.warnings]
         kinds = Counter(block.kind for page in records for block in page.blocks)
