@@ -11,13 +11,16 @@ setting stamps its own versions in the manifests, which the project's staleness
 (`pocket-assets stale`, the schedule, the sensor) compares with the environment's.
 """
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
+import pyarrow as pa
 from dagster import (
     AssetCheckSpec,
     AssetSpec,
     BackfillPolicy,
     DynamicPartitionsDefinition,
+    TableColumn,
+    TableSchema,
     asset,
     multi_asset,
 )
@@ -54,6 +57,7 @@ def pdf_asset(
         description=description,
         check_specs=check_specs,
         code_version=environment_versions()[stage],
+        metadata=stage_metadata(stage),
     )
 
 
@@ -82,8 +86,20 @@ def pdf_multi_asset(
                 kinds=set(kinds),
                 partitions_def=pdf_partitions,
                 code_version=versions[stage],
+                metadata=stage_metadata(stage),
             )
             for stage, description in stages.items()
         ],
     )
 
+
+
+def stage_metadata(stage: Stage) -> dict[str, Any]:
+    """The asset's own metadata: its column schema, the stage's and so every PDF's (the UI's Columns).
+    On the asset rather than on each PDF's materialization, where it was ~7 KB and ~0.6 ms of
+    serialization per event, for the same table each time."""
+    return {"dagster/column_schema": column_schema(stage.schema)}
+
+
+def column_schema(schema: pa.Schema) -> TableSchema:
+    return TableSchema(columns=[TableColumn(name=f.name, type=str(f.type)) for f in schema])

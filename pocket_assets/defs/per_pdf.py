@@ -9,12 +9,15 @@ FAILED, is failed; `assetPartitionStatuses` then lists it among the failed
 partitions and not the materialized ones, and a later materialization turns it
 green again. So each stage:
 
-1. builds every PDF of the run in turn (`[i/N] key` in the run log), stores each
-   good output and records a failure in the PDF's manifest, keeping its last
-   good file; a crash's traceback goes to the run log at ERROR;
+1. builds every PDF of the run in turn, stores each good output and records a
+   failure in the PDF's manifest, keeping its last good file; the run log gets a
+   progress line every few seconds naming the PDFs built since (`[i/N] key`,
+   `run_progress`), and each failure at once on its own line (a crash's traceback
+   at ERROR);
 2. yields one result whose materialization of each partition carries that PDF's
-   own numbers (`add_asset_metadata(..., partition_key=...)`): row count, column
-   schema, seconds and the stage's figures; run totals go to the run log;
+   own numbers (`add_asset_metadata(..., partition_key=...)`): row count, seconds
+   and the stage's figures (the column schema, the same for every PDF, is the
+   asset's: `partitions`); run totals go to the run log;
 3. plans each failed PDF again after its materialization (`mark_failed`), so the
    run's failure makes Dagster show exactly that partition failed;
 4. fails the run: the `every_pdf_built` check does it after the export, so the
@@ -30,7 +33,6 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-import pyarrow as pa
 from dagster import (
     AssetCheckKey,
     AssetCheckResult,
@@ -40,8 +42,6 @@ from dagster import (
     Failure,
     MaterializeResult,
     MetadataValue,
-    TableColumn,
-    TableSchema,
 )
 
 # Private, and unavoidable: Dagster 1.13 has no public way to report a planned materialization
@@ -53,6 +53,7 @@ from dagster._core.execution.context.metadata_logging import AssetMetadataHandle
 from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.defs.pdf_errors import PER_PDF_ERRORS, PdfRejected
 from pocket_assets.defs.pdf_workers import build_in_workers
+from pocket_assets.defs.run_progress import ProgressLog
 from pocket_assets.runstate.stages import Stage, stage_named
 from pocket_assets.runstate.storage import (
     STATUS_FAILED,
@@ -128,11 +129,14 @@ def run_per_pdf_stages(
     one `build` per PDF gives every stage's output; one result per stage."""
     keys = sorted(context.partition_keys)
     outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
-    for index, (key, built) in enumerate(build_in_workers(build, keys, workers), start=1):
-        progress = f"[{index}/{len(keys)}]"
-        for stage, outcome in _build_one(context, store, stages, key, built, versions, progress).items():
-            outcomes[stage].append(outcome)
-        return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
+    progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)
+    try:
+        for index, (key, built) in enumerate(build_in_workers(build, keys, workers), start=1):
+            for stage, outcome in _build_one(context, store, stages, key, built, versions, progress, index).items():
+                outcomes[stage].append(outcome)
+            return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
+    finally:
+        progress.flush()  # also when the step fails: the PDFs it did build are in the log
     for stage in stages:
         add_partition_metadata(context, stage, outcomes[stage])
         context.log.info(run_totals(stage.name, outcomes[stage]))
@@ -215,10 +219,6 @@ def run_totals(asset: str, outcomes: Sequence[Outcome]) -> str:
     return f"{asset}: {len(built)} of {len(outcomes)} PDF(s) built" + (f"; totals: {figures}" if figures else "")
 
 
-def column_schema(schema: pa.Schema) -> TableSchema:
-    return TableSchema(columns=[TableColumn(name=f.name, type=str(f.type)) for f in schema])
-
-
 def _build_one(
     context: AssetExecutionContext,
     store: PartitionStore,
@@ -226,31 +226,32 @@ def _build_one(
     key: str,
     build: Callable[[str], Mapping[Stage, StageOutput]],
     versions: Mapping[Stage, str | None],
-    progress: str,
+    progress: ProgressLog,
+    index: int,
 ) -> dict[Stage, Outcome]:
     """Errors about the PDF (`PER_PDF_ERRORS`) are recorded for it; any other error fails the step.
 
-    One log line per PDF and step, once it is built (each is an event stored in the run's database,
-    ~5 ms apiece: a line before the build too cost ~1 s per hundred PDFs and stages); it names the
-    PDF with its place in the run, whether it was built or failed."""
-    names = "+".join(stage.name for stage in stages)
+    A built PDF goes to the step's progress line (`run_progress`: one line every few seconds, each
+    line an event stored in the run's database); a failed one is logged at once, on its own, with
+    its place in the run (`[i/N]`) and, for a crash, its traceback at ERROR."""
+    label = f"[{index}/{progress.total}] {key}"
     started = time.perf_counter()
     try:
         outputs = build(key)
     except PER_PDF_ERRORS as error:
+        progress.flush()  # the PDFs built before this one come first in the log
         if not isinstance(error, (UpstreamNotReady, PdfRejected)):  # a verdict needs no traceback; a crash does
-            context.log.error(f"{names} {progress} {key} raised:\n{traceback.format_exc()}")
+            context.log.error(f"{progress.names} {label} raised:\n{traceback.format_exc()}")
         status = STATUS_SKIPPED if isinstance(error, UpstreamNotReady) else STATUS_FAILED
         rejection = error if isinstance(error, PdfRejected) else None
         return {
-            stage: _record(context, store, stage, f"{progress} {key}", key, status, str(error), versions[stage], rejection)
+            stage: _record(context, store, stage, label, key, status, str(error), versions[stage], rejection)
             for stage in stages
         }
     seconds = round(time.perf_counter() - started, 3)
     outcomes = {stage: _store(context, store, stage, key, outputs[stage], versions[stage], seconds) for stage in stages}
-    context.log.info(
-        f"{names} {progress} {key}: " + ", ".join(f"{stage} {len(outputs[stage].rows)} rows" for stage in stages)
-        + f" in {seconds} s"
+    progress.built(
+        index, f"{key}: " + ", ".join(f"{stage} {len(outputs[stage].rows)} rows" for stage in stages) + f" in {seconds} s"
     )
     return outcomes
 
@@ -282,7 +283,6 @@ def _store(
     metadata = {
         "status": STATUS_OK,
         "dagster/row_count": len(output.rows),
-        "dagster/column_schema": column_schema(stage.schema),
         "seconds": seconds,
         **output.metadata,
         "path": MetadataValue.path(str(path)),

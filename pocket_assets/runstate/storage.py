@@ -108,7 +108,7 @@ class PartitionStore:
     def read(self, stage: Stage, partition_key: str) -> list[dict[str, Any]]:
         """Rows of the last good output; `UpstreamNotReady` if the last attempt did not succeed."""
         self._require_good(stage, partition_key)
-        return pq.read_table(self.data_path(stage, partition_key)).to_pylist()
+        return _rows(self.data_path(stage, partition_key))
 
     def source_sha256(self, partition_key: str) -> str:
         """The sha256 of the PDF every stage of this partition is built from (what `SOURCE` recorded)."""
@@ -127,7 +127,7 @@ class PartitionStore:
 
     def read_last_good(self, stage: Stage, partition_key: str) -> list[dict[str, Any]] | None:
         path = self.data_path(stage, partition_key)
-        return pq.read_table(path).to_pylist() if path.is_file() else None
+        return _rows(path) if path.is_file() else None
 
     def delete_partition(self, partition_key: str) -> None:
         """Forget a PDF that left the corpus: every stage's file and manifest for it (stages since renamed too)."""
@@ -137,3 +137,10 @@ class PartitionStore:
             if stage_dir.is_dir():
                 (stage_dir / f"{stage_file_stem(partition_key)}.parquet").unlink(missing_ok=True)
                 self._manifest_file(stage_dir.name, partition_key).unlink(missing_ok=True)
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    """A stage file's rows. `ParquetFile` reads the one file as `read_table` does, without the dataset
+    discovery `read_table` sets up for a path (~0.5 ms of CPU a file, and a build reads ~10 per PDF)."""
+    with pq.ParquetFile(path) as parquet:
+        return parquet.read().to_pylist()

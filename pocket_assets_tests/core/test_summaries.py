@@ -303,3 +303,19 @@ def test_a_table_whose_cells_are_empty_or_unreadable_gets_no_summary(counter: To
     pages = assemble_pages([page_content(1, [("paragraph", "Hauteurs", None), ("table", pipe(notation), notation)])])
     batch = summarize_tables(IDENTITY, pages, (), ChunkPolicy(), counter, ExtractiveSummarizer(counter))
     assert batch.chunks == ()
+
+
+def test_a_documents_new_summaries_are_cached_together_and_a_repeated_table_hits_its_twin(
+    counter: TokenCounter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One cache transaction per document (each commit is a disk sync), with the per-table verdicts unchanged."""
+    calendar_page = [("heading", "## 3.2 Calendrier des rondes", None), ("table", pipe(CALENDAR), CALENDAR)]
+    pages = assemble_pages([page_content(1, calendar_page), page_content(2, calendar_page)])
+    parents = (parent(0, 0, pages[-1].char_end, pages, "3.2 Calendrier des rondes"),)
+    cache = SummaryCache(tmp_path)
+    writes: list[int] = []
+    put_many = cache.put_many
+    monkeypatch.setattr(cache, "put_many", lambda entries: (writes.append(len(entries)), put_many(entries)))
+    batch = summarize_tables(IDENTITY, pages, parents, ChunkPolicy(), counter, ExtractiveSummarizer(counter), cache)
+    assert writes == [1] and len(cache) == 1
+    assert batch.stats.cache_hits == 1 and len(batch.chunks) == 2

@@ -32,3 +32,13 @@ def test_the_asset_lineage_is_the_registry_lineage() -> None:
     for stage in STAGES:
         parents = {key.to_user_string() for key in graph.get(AssetKey(stage.name)).parent_keys}
         assert parents == {upstream.name for upstream in stage.upstream}, stage
+
+
+def test_each_stage_asset_declares_its_column_schema() -> None:
+    """The UI's Columns come from the asset (the stage's Parquet schema), not from each PDF's materialization."""
+    graph = build_definitions().resolve_asset_graph()
+    for stage in STAGES:
+        schema = graph.get(AssetKey(stage.name)).metadata["dagster/column_schema"]
+        assert [(column.name, column.type) for column in schema.columns] == [
+            (field.name, str(field.type)) for field in stage.schema
+        ], stage

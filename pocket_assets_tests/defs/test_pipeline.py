@@ -60,6 +60,19 @@ def test_checks_pass_and_metadata_is_numeric(sample_build) -> None:
     assert len({numbers["dagster/row_count"] for numbers in own.values()}) == len(SAMPLE_KEYS), "each its own count"
 
 
+def test_the_run_log_names_every_pdf_once_per_step_on_shared_progress_lines(sample_build) -> None:
+    """A built PDF is not an event of its own (`run_progress`): each step's lines name all of them, once."""
+    instance, _ = sample_build
+    first_run = instance.get_runs()[-1]
+    lines = [entry.user_message for entry in instance.all_logs(first_run.run_id) if entry.dagster_event is None]
+    for step in ("raw_pdf", "pages", "parents+children", "table_summaries", "validated_chunks"):
+        progress = [line for line in lines if line.startswith(f"{step} [")]
+        assert any(line.startswith(f"{step} [3/3] ") for line in progress), (step, progress)
+        for key in SAMPLE_KEYS:
+            assert sum(f"{key}: " in line for line in progress) == 1, (step, key, progress)
+        assert all(" rows in " in line for line in progress)
+
+
 def test_exports_parse_back_and_cover_every_pdf(sample_build) -> None:
     _, paths = sample_build
     out = paths.output_path

@@ -469,24 +469,31 @@ def summarize_tables(
     cache_hits = requests = 0
     seconds = 0.0
     fallbacks: list[str] = []
-    for table, header in zip(tables, contexts):
-        context = table.context
-        key = summary_cache_key(
-            (context.markdown, context.caption_or_heading or "", context.language, *summarizer.cache_key_parts())
-        )
-        cached = cache.get(key) if cache is not None else None
-        if cached is not None:
-            cache_hits += 1
-            summary = SummaryText(cached)
-        else:
-            summary = summarizer.summarize(context)
-            if cache is not None and summary.fallback is None:
-                cache.put(key, summarizer.kind, summary.text)
-        requests += summary.requests
-        seconds += summary.seconds
-        if summary.fallback is not None:
-            fallbacks.append(summary.fallback)
-        texts.append(_fit_cap(context, header, fold_whitespace(summary.text), policy, counter))
+    # Summaries made here go to the cache in one transaction at the end, even when a later table fails;
+    # a table repeated in the document finds its twin's among them, as it would in the cache.
+    made: dict[str, str] = {}
+    try:
+        for table, header in zip(tables, contexts):
+            context = table.context
+            key = summary_cache_key(
+                (context.markdown, context.caption_or_heading or "", context.language, *summarizer.cache_key_parts())
+            )
+            cached = made.get(key) if key in made else cache.get(key) if cache is not None else None
+            if cached is not None:
+                cache_hits += 1
+                summary = SummaryText(cached)
+            else:
+                summary = summarizer.summarize(context)
+                if cache is not None and summary.fallback is None:
+                    made[key] = summary.text
+            requests += summary.requests
+            seconds += summary.seconds
+            if summary.fallback is not None:
+                fallbacks.append(summary.fallback)
+            texts.append(_fit_cap(context, header, fold_whitespace(summary.text), policy, counter))
+    finally:
+        if cache is not None:
+            cache.put_many([(key, summarizer.kind, text) for key, text in made.items()])
 
     document_id = ids.document_uuid(identity.partition_key)
     doc_uid = ids.doc_uid(identity.partition_key)

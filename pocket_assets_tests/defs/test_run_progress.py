@@ -1,0 +1,49 @@
+"""The per-PDF steps' progress lines: a few per step, every PDF named, failures at once and on their own."""
+
+from typing import Callable
+
+from pocket_assets.defs.run_progress import ProgressLog
+
+
+def _clock(times: list[float]) -> Callable[[], float]:
+    return lambda: times[0]
+
+
+def test_pdfs_built_within_the_interval_share_one_line_written_at_the_end() -> None:
+    lines: list[str] = []
+    now = [0.0]
+    progress = ProgressLog("pages", 3, lines.append, interval=5.0, clock=_clock(now))
+    for index, key in enumerate(["fr/a.pdf", "fr/b.pdf", "intl/c.pdf"], start=1):
+        now[0] += 1.0
+        progress.built(index, f"{key}: pages {index} rows in 1.0 s")
+    assert lines == []
+    progress.flush()
+    progress.flush()  # nothing new: no second line
+    assert lines == [
+        "pages [3/3] 3 PDFs built ([1] to [3]): fr/a.pdf: pages 1 rows in 1.0 s; "
+        "fr/b.pdf: pages 2 rows in 1.0 s; intl/c.pdf: pages 3 rows in 1.0 s"
+    ]
+
+
+def test_a_line_every_interval_names_the_pdfs_built_since_the_last() -> None:
+    lines: list[str] = []
+    now = [0.0]
+    progress = ProgressLog("parents+children", 100, lines.append, interval=5.0, clock=_clock(now))
+    for index in range(1, 101):
+        now[0] += 0.5
+        progress.built(index, f"d{index}.pdf: parents 1 rows, children 2 rows in 0.5 s")
+    progress.flush()
+    assert len(lines) == 10, lines
+    assert lines[0].startswith("parents+children [10/100] 10 PDFs built ([1] to [10]): d1.pdf: parents 1 rows")
+    assert lines[-1].startswith("parents+children [100/100] 10 PDFs built ([91] to [100]): d91.pdf")
+    named = [f"d{index}.pdf:" for index in range(1, 101)]
+    assert all(sum(name in line for line in lines) == 1 for name in named), "every PDF on exactly one line"
+
+
+def test_a_first_pdf_slower_than_the_interval_is_shown_at_once_in_the_old_one_pdf_form() -> None:
+    lines: list[str] = []
+    now = [0.0]
+    progress = ProgressLog("raw_pdf", 2, lines.append, interval=5.0, clock=_clock(now))
+    now[0] = 7.0
+    progress.built(1, "fr/big.pdf: raw_pdf 1 rows in 7.0 s")
+    assert lines == ["raw_pdf [1/2] fr/big.pdf: raw_pdf 1 rows in 7.0 s"]
