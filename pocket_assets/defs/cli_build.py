@@ -65,7 +65,9 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
         )
         runs_ok = runs_ok and result.success
         run_ids.add(result.run_id)
-        print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {start} .. {end}")
+        count = ordered.index(end) - ordered.index(start) + 1
+        what = start if count == 1 else f"{count} PDFs, {start} .. {end}"
+        print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {what}")
     summaries = [summarize_pdf(paths.store(), key, run_ids) for key in wanted]
     not_built = () if pdfs else scan.refused
     print_summary(summaries, paths, not_built, () if pdfs else scan.ignored)

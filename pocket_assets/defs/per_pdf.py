@@ -131,7 +131,7 @@ def run_per_pdf_stages(
     outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
     progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)
     try:
-        for index, (key, built) in enumerate(build_in_workers(build, keys, workers), start=1):
+        for index, (key, built) in enumerate(build_in_workers(_timed(build), keys, workers), start=1):
             for stage, outcome in _build_one(context, store, stages, key, built, versions, progress, index).items():
                 outcomes[stage].append(outcome)
             return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
@@ -224,7 +224,7 @@ def _build_one(
     store: PartitionStore,
     stages: Sequence[Stage],
     key: str,
-    build: Callable[[str], Mapping[Stage, StageOutput]],
+    build: Callable[[str], TimedOutputs],
     versions: Mapping[Stage, str | None],
     progress: ProgressLog,
     index: int,
@@ -235,9 +235,8 @@ def _build_one(
     line an event stored in the run's database); a failed one is logged at once, on its own, with
     its place in the run (`[i/N]`) and, for a crash, its traceback at ERROR."""
     label = f"[{index}/{progress.total}] {key}"
-    started = time.perf_counter()
     try:
-        outputs = build(key)
+        timed = build(key)
     except PER_PDF_ERRORS as error:
         progress.flush()  # the PDFs built before this one come first in the log
         if not isinstance(error, (UpstreamNotReady, PdfRejected)):  # a verdict needs no traceback; a crash does
@@ -248,12 +247,30 @@ def _build_one(
             stage: _record(context, store, stage, label, key, status, str(error), versions[stage], rejection)
             for stage in stages
         }
-    seconds = round(time.perf_counter() - started, 3)
+    outputs, seconds = timed.outputs, timed.seconds
     outcomes = {stage: _store(context, store, stage, key, outputs[stage], versions[stage], seconds) for stage in stages}
     progress.built(
         index, f"{key}: " + ", ".join(f"{stage} {len(outputs[stage].rows)} rows" for stage in stages) + f" in {seconds} s"
     )
     return outcomes
+
+
+@dataclass(frozen=True)
+class TimedOutputs:
+    """A PDF's stage outputs and the seconds its build took, on the clock of the process that built it:
+    with workers, the step's process only waits for a result that is often ready (its own clock said 0.0 s)."""
+
+    outputs: Mapping[Stage, StageOutput]
+    seconds: float
+
+
+def _timed(build: Callable[[str], Mapping[Stage, StageOutput]]) -> Callable[[str], TimedOutputs]:
+    def timed_build(key: str) -> TimedOutputs:
+        started = time.perf_counter()
+        outputs = build(key)
+        return TimedOutputs(outputs, round(time.perf_counter() - started, 3))
+
+    return timed_build
 
 
 def _store(

@@ -55,7 +55,7 @@ def test_a_tokenizer_that_does_not_load_fails_in_the_run_not_before_it(
     small_corpus(raw)
     assert main(["build", "--raw-dir", str(raw), "--output-dir", str(out)]) == 1
     captured = capsys.readouterr()
-    assert "FAILED for fr/reglement.pdf .. intl/rules.pdf" in captured.out, "the run was made, and failed"
+    assert "FAILED for 2 PDFs, fr/reglement.pdf .. intl/rules.pdf" in captured.out, "the run was made, and failed"
     assert "broken-tokenizer.json: not a Hugging Face tokenizer.json" in captured.err, "the step says why"
 
 

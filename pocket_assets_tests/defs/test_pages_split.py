@@ -32,8 +32,17 @@ def _pages_bytes(paths: CorpusPaths) -> dict[str, bytes]:
 def test_pages_over_page_ranges_are_the_serial_steps_bytes(
     instance: DagsterInstance, paths: CorpusPaths, tmp_path: Path
 ) -> None:
-    assert materialize_corpus(instance, paths, selection=INGEST, resources={"workers": SPLIT}).success
+    result = materialize_corpus(instance, paths, selection=INGEST, resources={"workers": SPLIT})
+    assert result.success
     split = _pages_bytes(paths)
+    # Each PDF's seconds are its build's, timed where it was built: the step's process, waiting for
+    # results the workers had ready, used to show 0.0 s for every PDF.
+    pages_seconds = {
+        event.partition: event.materialization.metadata["seconds"].value
+        for event in result.get_asset_materialization_events()
+        if event.asset_key.to_user_string() == "pages"
+    }
+    assert sorted(pages_seconds) == KEYS and all(seconds > 0.01 for seconds in pages_seconds.values()), pages_seconds
     serial_paths = CorpusPaths(
         raw_dir=paths.raw_dir, output_dir=str(tmp_path / "serial"), expectations_dir=paths.expectations_dir
     )
