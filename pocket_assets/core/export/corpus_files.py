@@ -464,6 +464,16 @@ def _check_corpus_and_ids(corpus: str, places: Sequence[_Place]) -> None:
         seen.add(place.chunk_id)
 
 
+def _invalid(validator: Validator, record: dict[str, Any], chunk_id: str, schema_name: str) -> ExportError | None:
+    """`_validate`'s error as a value: the one-pass writer keeps writing the other files after a file's first
+    error, so that the error raised is the one the files written one after the other would raise."""
+    try:
+        _validate(validator, record, chunk_id, schema_name)
+    except ExportError as error:
+        return error
+    return None
+
+
 def _validate(validator: Validator, document: dict[str, Any], chunk_id: str, schema_name: str) -> None:
     error = most_relevant_error(validator, document)
     if error is not None:
@@ -510,19 +520,15 @@ def _write_chunk_files(
         if schema_error is not None:
             continue
         record = to_dict(chunk)
-        try:
-            _validate(chunk_validator, record, chunk.id, CHUNK_SCHEMA_FILE)
-        except ExportError as error:
-            schema_error = error
+        schema_error = _invalid(chunk_validator, record, chunk.id, CHUNK_SCHEMA_FILE)
+        if schema_error is not None:
             continue
         files[MODE_B_FILE].write(("," if position else "") + "\n    " + _indented(record, 4))
         if hepilot_error is not None:
             continue
         record = hepilot_record(chunk)
-        try:
-            _validate(hepilot_validator, record, chunk.id, HEPILOT_SCHEMA_FILE)
-        except ExportError as error:
-            hepilot_error = error
+        hepilot_error = _invalid(hepilot_validator, record, chunk.id, HEPILOT_SCHEMA_FILE)
+        if hepilot_error is not None:
             continue
         files[HEPILOT_FILE].write(json.dumps(record, ensure_ascii=False) + "\n")
     error = schema_error or hepilot_error
