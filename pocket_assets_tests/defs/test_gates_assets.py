@@ -78,3 +78,24 @@ def test_a_broken_chunk_fails_its_gate_and_its_partition_and_ships_stale(
     latest_export = instance.get_latest_materialization_event(AssetKey("android_export"))
     assert latest_export.run_id != exports_before.run_id, "one failed PDF does not stop the export (issue 14)"
     assert store.manifest(EXPORT, key).status == "stale", "it ships its last good chunks, listed"
+
+
+def test_a_pdf_whose_upstream_failed_is_not_counted_as_judged(instance: DagsterInstance, tmp_path: Path) -> None:
+    """The checks said `pdfs_judged 2` beside `pdfs_judged_in_this_run 3` when a broken PDF was skipped."""
+    raw = tmp_path / "small"
+    small_corpus(raw)
+    (raw / "fr" / "zz-broken.pdf").write_bytes(b"%PDF-1.4\n" + b"not a PDF body " * 40)
+    paths = CorpusPaths(
+        raw_dir=str(raw),
+        output_dir=str(tmp_path / "out"),
+        expectations_dir=str(Path(__file__).parents[2] / "expectations"),
+    )
+    result = materialize_corpus(instance, paths)
+    assert not result.success, "the broken PDF fails the run"
+    checks = {
+        evaluation.check_name: evaluation.metadata
+        for evaluation in result.get_asset_check_evaluations()
+        if evaluation.asset_key == AssetKey("validated_chunks")
+    }
+    for gate in PARTITION_GATES:
+        assert checks[gate]["pdfs_judged_in_this_run"].value == 2 == checks[gate]["pdfs_judged"].value, gate

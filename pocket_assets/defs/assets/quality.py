@@ -151,7 +151,8 @@ def validated_chunks(
     def checks(outcomes: Sequence[Outcome]) -> list[AssetCheckResult]:
         judged = _stored_findings(store, context.instance.get_dynamic_partitions(pdf_partitions.name))
         judged.update({o.partition_key: findings_from_json(o.extra.get(FINDINGS, [])) for o in outcomes if FINDINGS in o.extra})
-        return [_gate_check(gate, judged, len(outcomes)) for gate in PARTITION_GATES]
+        judged_in_run = sum(1 for outcome in outcomes if FINDINGS in outcome.extra)  # a skipped PDF was not judged
+        return [_gate_check(gate, judged, judged_in_run) for gate in PARTITION_GATES]
 
     yield from run_per_pdf(context, store, build, VALIDATED_CHUNKS.version(settings), checks=checks)
 
