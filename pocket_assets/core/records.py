@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import operator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from pocket_assets.core import ids
 
@@ -162,6 +162,12 @@ def new_chunk(
         policy_hash=policy.policy_hash,
         **fields,
     )
+
+
+def record_columns(records: Sequence[Any], names: Sequence[str]) -> dict[str, list[Any]]:
+    """Some fields of `records` as columns (name -> values, in the records' order): what a frame or a
+    key index needs of them, without each record's other fields."""
+    return {name: [getattr(record, name) for record in records] for name in names}
 
 
 def to_dict(record: Any) -> dict[str, Any]:

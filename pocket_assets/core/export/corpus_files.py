@@ -58,7 +58,7 @@ from pocket_assets.core.json_schema import (
     load_validator,
     most_relevant_error,
 )
-from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, to_dict
+from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, record_columns, to_dict
 from pocket_assets.core.export.redirects import (
     DEFAULT_MIN_OVERLAP,
     CurrentChunks,
@@ -152,7 +152,7 @@ class CorpusParts:
 
 def key_columns(chunks: Sequence[ChunkRecord]) -> dict[str, list[Any]]:
     """KEY_COLUMNS of `chunks`, in their order."""
-    return {name: [getattr(chunk, name) for chunk in chunks] for name in KEY_COLUMNS}
+    return record_columns(chunks, KEY_COLUMNS)
 
 
 def export_paths(corpus: str, out_dir: Path) -> dict[str, Path]:

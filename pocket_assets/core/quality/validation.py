@@ -31,7 +31,7 @@ from pocket_assets.core.quality.chunk_stats import pages_without_chunks
 from pocket_assets.core.document import canonical_text
 from pocket_assets.core.json_schema import DRAFT_07, Validator, load_validator, schema_rule
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.records import ChunkRecord, PageRecord, to_dict
+from pocket_assets.core.records import ChunkRecord, PageRecord, record_columns, to_dict
 
 if TYPE_CHECKING:
     import pandas
@@ -245,7 +245,7 @@ Columns = Mapping[str, Sequence[Any]]
 
 def frame_columns(chunks: Sequence[ChunkRecord], names: Sequence[str] = FRAME_COLUMNS) -> dict[str, list[Any]]:
     """What the suites read of a PDF's chunks (`FRAME_COLUMNS`, or fewer): small to send to another process."""
-    return {name: [getattr(chunk, name) for chunk in chunks] for name in names}
+    return record_columns(chunks, names)
 
 
 def corpus_frame_columns(expectations_dir: Path) -> tuple[str, ...]:
