@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict
 from pocket_assets.runstate.stages import EXPORTED
@@ -94,16 +93,12 @@ class ValidatedChunks(Sequence[ChunkRecord]):
 
 def read_validated_chunks(store: PartitionStore, partition_key: str) -> ValidatedChunks:
     """The last good validated chunks of a PDF, whatever its latest attempt did (none without a good file)."""
-    path = store.data_path(EXPORTED, partition_key)
-    if not path.is_file():
-        return ValidatedChunks(pa.table({}))
-    return ValidatedChunks(pq.read_table(path))
+    table = store.read_last_good(EXPORTED, partition_key)
+    return ValidatedChunks(table if table is not None else pa.table({}))
 
 
 def read_validated_columns(store: PartitionStore, partition_key: str, columns: Sequence[str]) -> dict[str, list[Any]]:
     """Some columns of a PDF's last good validated chunks (column -> values, in the file's row order):
     what the export holds of every PDF, where the chunks themselves are read one PDF at a time."""
-    path = store.data_path(EXPORTED, partition_key)
-    if not path.is_file():
-        return {name: [] for name in columns}
-    return pq.read_table(path, columns=list(columns)).to_pydict()
+    table = store.read_last_good(EXPORTED, partition_key, columns)
+    return table.to_pydict() if table is not None else {name: [] for name in columns}

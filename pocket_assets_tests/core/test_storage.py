@@ -29,7 +29,7 @@ def test_a_failure_keeps_the_last_good_output_but_blocks_readers(tmp_path: Path)
     before = path.read_bytes()
     store.write_manifest(PartitionManifest("raw_pdf", "fr/a.pdf", "failed", reason="a.pdf: broken"))
     assert path.read_bytes() == before
-    assert store.read_last_good(RAW_PDF, "fr/a.pdf")[0]["source"] == "a.pdf"
+    assert store.read_last_good(RAW_PDF, "fr/a.pdf").to_pylist()[0]["source"] == "a.pdf"
     with pytest.raises(UpstreamNotReady, match="a.pdf: broken"):
         store.read(RAW_PDF, "fr/a.pdf")
 
