@@ -93,7 +93,6 @@ def pdf_multi_asset(
     )
 
 
-
 def stage_metadata(stage: Stage) -> dict[str, Any]:
     """The asset's own metadata: its column schema, the stage's and so every PDF's (the UI's Columns).
     On the asset rather than on each PDF's materialization, where it was ~7 KB and ~0.6 ms of
