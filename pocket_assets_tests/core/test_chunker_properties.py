@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from unittest import mock
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -12,6 +13,8 @@ from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.records import to_dict
+from pocket_assets.core.chunking import slice_counts
 from pocket_assets.core.chunking.slice_counts import PieceTokens, SliceCounter, page_token_offsets
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
@@ -182,6 +185,46 @@ def test_slice_counts_equal_a_full_re_encoding(page_texts, data):
     assert slices.count_slices(spans) == counter.count_batch([text[start:end] for start, end in spans])
     strings = [text_to_embed(text[start:end], "a > </b.pdf", 3, "title: {title} | text: ") for start, end in spans]
     assert slices.count_texts(strings + [text]) == counter.count_batch(strings + [text])
+
+
+def _a_few_at_a_time(group_chars: int, texts: int):
+    """Pages cut into pieces `group_chars` characters at a time, strings counted `texts` at a time."""
+    return mock.patch.multiple(slice_counts, _CHARS_PER_GROUP=group_chars, _TEXTS_PER_BATCH=texts)
+
+
+@SETTINGS
+@given(documents, st.sampled_from(("span", "pdf-page-v1")), st.integers(1, 3))
+def test_chunks_made_a_few_pages_and_strings_at_a_time_are_those_made_all_at_once(pages, page_mode, texts):
+    """What bounds a long document's memory (pages cut into pieces a group at a time, embedded
+    strings made and counted a batch at a time) changes no chunk."""
+    counter = load_tokenizer()
+    policy = dataclasses.replace(POLICY, page_mode=page_mode)
+
+    def chunks(group_chars: int, batch: int) -> tuple[list[dict], tuple[str, ...]]:
+        with _a_few_at_a_time(group_chars, batch):
+            result = chunk_document(identity_for(pages), pages, policy, counter, PieceTokens(counter))
+        return [to_dict(record) for record in result.parents + result.children], result.warnings
+
+    assert chunks(1, texts) == chunks(10**9, 10**9)
+
+
+@SETTINGS
+@given(st.lists(TRICKY, min_size=1, max_size=4), st.integers(1, 60), st.sampled_from((2, 10**9)))
+def test_offsets_assembled_a_group_of_pages_at_a_time_are_the_pipelines(page_texts, group_chars, capacity):
+    """Per group of pages, with a piece cache that may start afresh between groups (byte fallback
+    and added tokens included): the offsets are each page's own encoding, end to end."""
+    counter = load_tokenizer()
+    pages = assemble_pages(PageContent(number, text, (), ()) for number, text in enumerate(page_texts, start=1))
+    expected = [
+        (page.char_start + start, page.char_start + end)
+        for page in pages
+        if page.text
+        for start, end in counter.tokenizer.encode(page.text, add_special_tokens=False).offsets
+    ]
+    with _a_few_at_a_time(group_chars, 1):
+        assembled = SliceCounter(canonical_text(pages), pages, PieceTokens(counter, capacity)).tokens
+        encoded = page_token_offsets(pages, counter)
+    assert list(zip(assembled.starts, assembled.ends)) == expected == list(zip(encoded.starts, encoded.ends))
 
 
 # Markdown markers, sentence ends and line breaks in every arrangement, for the anchor's prefix reading.

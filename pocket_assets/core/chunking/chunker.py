@@ -102,17 +102,15 @@ def chunk_document(
 
     def child_excess(spans: list[Span]) -> tuple[list[int], list[int]]:
         counts = slices.count_slices(spans)
-        embedded = slices.count_texts(
-            [
-                text_to_embed(
-                    layout.text[start:end],
-                    identity.source,
-                    locator.principal_page((start, end)),
-                    policy.document_prompt,
-                    context_of((start, end)),
-                )
-                for start, end in spans
-            ]
+        embedded = slices.count_texts(  # made as counted: a long document's embedded strings are not all held
+            text_to_embed(
+                layout.text[start:end],
+                identity.source,
+                locator.principal_page((start, end)),
+                policy.document_prompt,
+                context_of((start, end)),
+            )
+            for start, end in spans
         )
         embedded_tokens.update(zip(spans, embedded))
         # A child that took in a fragment shorter than `min_chars` may pass the child target, never the cap.

@@ -27,14 +27,16 @@ re-encoding on generated text and on the sample PDFs.
 
 from __future__ import annotations
 
+import array
 import bisect
 import functools
 import itertools
 import json
 import operator
 import re
+import weakref
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.records import PageRecord
@@ -57,8 +59,28 @@ _EXPECTED_PRE_TOKENIZERS = (
 _MIXED_NEWLINES = re.compile(r"[^\x00\n]\n|\n[^\x00\n]")
 _MARK_AFTER_OTHER = re.compile(r"[^\x00\u2581>]\u2581")
 
+Known = TypeVar("Known")
 
-@functools.lru_cache(maxsize=4)
+
+def _per_tokenizer(compute: Callable[[TokenCounter], Known]) -> Callable[[TokenCounter], Known]:
+    """`compute(counter)` once per tokenizer, remembered while the tokenizer lives and no longer.
+
+    Not `functools.lru_cache`: its keys would hold every tokenizer ever asked about (~95 MiB for
+    Gemma 3) for the life of the process, so `release_tokenizers` would give nothing back in a
+    build that had chunked in that process.
+    """
+    known: weakref.WeakKeyDictionary[TokenCounter, Known] = weakref.WeakKeyDictionary()
+
+    @functools.wraps(compute)
+    def remembered(counter: TokenCounter) -> Known:
+        if counter not in known:
+            known[counter] = compute(counter)
+        return known[counter]
+
+    return remembered
+
+
+@_per_tokenizer
 def splits_cleanly(counter: TokenCounter) -> bool:
     """Whether `counter`'s encodings split at the piece boundaries above (checked once per tokenizer)."""
     tokenizer = counter.tokenizer
@@ -85,23 +107,53 @@ def _vocabulary_splits_cleanly(tokens: dict[str, int]) -> bool:
     return not (_MIXED_NEWLINES.search(vocabulary) or _MARK_AFTER_OTHER.search(vocabulary))
 
 
+# Token offsets are held as C ints, not Python ones: a 2,400-page manual has ~1.3 million tokens,
+# ~60 MiB as two lists of int objects, ~10 MiB as two arrays (issue 18: a worker's peak is its largest PDF).
+_OFFSET_TYPE = "i"
+# Pages whose pieces (or encodings) are made at once: bounds what a long document holds while its
+# offsets are assembled, while keeping tokenizer calls few.
+_CHARS_PER_GROUP = 1 << 18
+# Strings counted per call by `count_texts` and `count_slices` (a long document's children are thousands).
+_TEXTS_PER_BATCH = 256
+
+
 @dataclass(frozen=True)
 class TokenOffsets:
-    starts: list[int]
-    ends: list[int]
+    """Each token's start and end, in document offsets, in token order (sorted)."""
+
+    starts: array.array
+    ends: array.array
 
 
 def page_token_offsets(pages: Sequence[PageRecord], counter: TokenCounter) -> TokenOffsets:
     """Every page's tokens through the tokenizer's whole pipeline, in document offsets."""
-    starts: list[int] = []
-    ends: list[int] = []
-    filled = [page for page in pages if page.text]
-    for page, encoding in zip(filled, counter.encode_batch([page.text for page in filled])):
-        if encoding.offsets:
-            page_starts, page_ends = zip(*encoding.offsets)
-            starts.extend(map(page.char_start.__add__, page_starts))
-            ends.extend(map(page.char_start.__add__, page_ends))
+    starts = array.array(_OFFSET_TYPE)
+    ends = array.array(_OFFSET_TYPE)
+    for group in _page_groups([page for page in pages if page.text]):
+        for page, encoding in zip(group, counter.encode_batch([page.text for page in group])):
+            if encoding.offsets:
+                page_starts, page_ends = zip(*encoding.offsets)
+                starts.extend(map(page.char_start.__add__, page_starts))
+                ends.extend(map(page.char_start.__add__, page_ends))
     return TokenOffsets(starts, ends)
+
+
+def _page_groups(pages: Sequence[PageRecord]) -> Iterator[Sequence[PageRecord]]:
+    """Consecutive pages, about `_CHARS_PER_GROUP` characters a group (a longer page alone)."""
+    first, size = 0, 0
+    for index, page in enumerate(pages):
+        if size and size + len(page.text) > _CHARS_PER_GROUP:
+            yield pages[first:index]
+            first, size = index, 0
+        size += len(page.text)
+    if first < len(pages):
+        yield pages[first:]
+
+
+def _batches(items: Iterable[Known], size: int) -> Iterator[list[Known]]:
+    iterator = iter(items)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
 
 
 class PieceTokens:
@@ -152,7 +204,7 @@ class PieceTokens:
                     counts[string] = len(values)
                     continue
             through_pipeline.append(string)
-        for string, encoding in zip(through_pipeline, self.counter.encode_batch(through_pipeline)):
+        for string, encoding in zip(through_pipeline, self.counter.encode_batch(through_pipeline) if through_pipeline else ()):
             offsets = encoding.offsets
             edges = [0, *(end for _, end in offsets)]
             contiguous = [start for start, _ in offsets] == edges[:-1] and edges[-1] == len(string)
@@ -162,7 +214,7 @@ class PieceTokens:
                 self.irregular.add(string)
 
 
-@functools.lru_cache(maxsize=4)
+@_per_tokenizer
 def _added_token_starts(counter: TokenCounter) -> re.Pattern[str]:
     """Characters that begin some added token: a string holding none cannot match one."""
     firsts = {token.content[0] for token in counter.tokenizer.get_added_tokens_decoder().values() if token.content}
@@ -195,7 +247,7 @@ class SliceCounter:
         """Exact counts of `text[start:end]`: edges encoded, the middle read off the page encoding."""
         text = self.text
         if not self.exact:
-            return self.counter.count_batch([text[start:end] for start, end in spans])
+            return self.count_texts(text[start:end] for start, end in spans)
         plans: list[tuple[str, int, int, str]] = []
         for start, end in spans:
             inner_start = self._first_boundary(start, end)
@@ -208,8 +260,18 @@ class SliceCounter:
         counts = self.pieces.counts
         return [counts[head] + self._between(low, high) + counts[tail] for head, low, high, tail in plans]
 
-    def count_texts(self, texts: Sequence[str]) -> list[int]:
-        """Exact counts of arbitrary strings, as sums of their memoized pieces."""
+    def count_texts(self, texts: Iterable[str]) -> list[int]:
+        """Exact counts of arbitrary strings, as sums of their memoized pieces.
+
+        Taken `_TEXTS_PER_BATCH` at a time: given a generator, a long document's thousands of
+        embedded strings (and their pieces, or encodings) are never all held at once.
+        """
+        counts: list[int] = []
+        for batch in _batches(texts, _TEXTS_PER_BATCH):
+            counts.extend(self._count_batch(batch))
+        return counts
+
+    def _count_batch(self, texts: list[str]) -> list[int]:
         if not self.exact:
             return self.counter.count_batch(texts)
         pieces = [PIECE.findall(text) for text in texts]
@@ -247,24 +309,26 @@ class SliceCounter:
         """Each page's token offsets as its pieces' token lengths laid end to end.
 
         A page holding a piece whose offsets are not contiguous is encoded whole instead.
+        Pages are cut into pieces a group at a time (`_page_groups`): a long document's
+        million pieces are not all held at once.
         """
-        filled = [(page, PIECE.findall(page.text)) for page in pages if page.text]
-        self.pieces.learn(itertools.chain.from_iterable(pieces for _, pieces in filled))
-        lengths = self.pieces.lengths
-        irregular = self.pieces.irregular
-        whole = {page.page for page, pieces in filled if irregular and not irregular.isdisjoint(pieces)}
-        starts: list[int] = []
-        ends: list[int] = []
-        for page, pieces in filled:
-            if page.page in whole:
-                offsets = page_token_offsets([page], self.counter)
-                starts.extend(offsets.starts)
-                ends.extend(offsets.ends)
-                continue
-            token_lengths = itertools.chain.from_iterable(map(lengths.__getitem__, pieces))
-            edges = list(itertools.accumulate(token_lengths, initial=page.char_start))
-            starts.extend(edges[:-1])
-            ends.extend(edges[1:])
+        starts = array.array(_OFFSET_TYPE)
+        ends = array.array(_OFFSET_TYPE)
+        for group in _page_groups([page for page in pages if page.text]):
+            filled = [(page, PIECE.findall(page.text)) for page in group]
+            self.pieces.learn(itertools.chain.from_iterable(pieces for _, pieces in filled))
+            lengths = self.pieces.lengths
+            irregular = self.pieces.irregular
+            for page, pieces in filled:
+                if irregular and not irregular.isdisjoint(pieces):
+                    offsets = page_token_offsets([page], self.counter)
+                    starts.extend(offsets.starts)
+                    ends.extend(offsets.ends)
+                    continue
+                token_lengths = itertools.chain.from_iterable(map(lengths.__getitem__, pieces))
+                edges = list(itertools.accumulate(token_lengths, initial=page.char_start))
+                starts.extend(edges[:-1])
+                ends.extend(edges[1:])
         return TokenOffsets(starts, ends)
 
     def _index_page_gaps(self, pages: Sequence[PageRecord]) -> None:
