@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -20,25 +19,6 @@ import pyarrow.parquet as pq
 
 from pocket_assets.core.atomic import atomic_path, write_bytes_atomic
 from pocket_assets.runstate.stages import SOURCE, Stage
-
-ARROW_POOL_ENV = "ARROW_DEFAULT_MEMORY_POOL"
-
-
-def use_system_allocator_for_arrow() -> None:
-    """Arrow's buffers from glibc's malloc, unless `ARROW_DEFAULT_MEMORY_POOL` names a pool.
-
-    The wheels' default pool (mimalloc) keeps the pages of freed buffers: reading one long PDF's
-    pages file left ~40 MiB behind in the process that read it, and more with each read, so a
-    build's step process grew with the stage files it had read (issue 18). glibc's free pages are
-    returned by `core.memory.return_freed_memory`, which the per-PDF loops call. Not slower: reading,
-    converting and writing back every stage file of the scale corpus took 3.9-4.3 s of CPU against
-    4.5-5.5 s with mimalloc.
-    """
-    if not os.environ.get(ARROW_POOL_ENV):
-        pa.set_memory_pool(pa.system_memory_pool())
-
-
-use_system_allocator_for_arrow()
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"

@@ -69,23 +69,3 @@ def test_names_too_long_for_the_file_system_get_short_distinct_stage_files(tmp_p
     store.delete_partition(long_names[0])
     assert not paths[0].exists() and paths[1].exists()
 
-
-def test_arrow_allocates_from_the_system_allocator_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stage files are read and written with glibc's allocator, whose freed pages the build returns;
-    a pool named in the environment is left alone."""
-    import pyarrow as pa
-
-    from pocket_assets.runstate.storage import ARROW_POOL_ENV, use_system_allocator_for_arrow
-
-    default = pa.default_memory_pool()
-    try:
-        monkeypatch.delenv(ARROW_POOL_ENV, raising=False)
-        pa.set_memory_pool(pa.mimalloc_memory_pool())
-        use_system_allocator_for_arrow()
-        assert pa.default_memory_pool().backend_name == "system"
-        monkeypatch.setenv(ARROW_POOL_ENV, "mimalloc")
-        pa.set_memory_pool(pa.mimalloc_memory_pool())
-        use_system_allocator_for_arrow()
-        assert pa.default_memory_pool().backend_name == "mimalloc"
-    finally:
-        pa.set_memory_pool(default)
