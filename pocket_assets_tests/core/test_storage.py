@@ -68,4 +68,3 @@ def test_names_too_long_for_the_file_system_get_short_distinct_stage_files(tmp_p
     assert stage_file_stem("fr/faq.pdf") == "fr/faq.pdf", "short names stay readable"
     store.delete_partition(long_names[0])
     assert not paths[0].exists() and paths[1].exists()
-
