@@ -129,7 +129,8 @@ def report(samples: list, kinds: list, steps: list, run_start: float, returncode
         if kinds:
             near_at, near = min(kinds, key=lambda entry: abs(entry[0] - at))
             for process, by_kind in near.items():
-                parts = ", ".join(f"{k} {v // 1024}" for k, v in sorted(by_kind.items(), key=lambda i: -i[1]) if v > 2048)
+                largest_first = sorted(by_kind.items(), key=lambda item: -item[1])
+                parts = ", ".join(f"{kind} {kib // 1024}" for kind, kib in largest_first if kib > 2048)
                 print(f"|  | {process} at {near_at - start:.0f} s: {parts} | | |")
 
 

@@ -60,6 +60,7 @@ _MIXED_NEWLINES = re.compile(r"[^\x00\n]\n|\n[^\x00\n]")
 _MARK_AFTER_OTHER = re.compile(r"[^\x00\u2581>]\u2581")
 
 Known = TypeVar("Known")
+Item = TypeVar("Item")
 
 
 def _per_tokenizer(compute: Callable[[TokenCounter], Known]) -> Callable[[TokenCounter], Known]:
@@ -150,7 +151,8 @@ def _page_groups(pages: Sequence[PageRecord]) -> Iterator[Sequence[PageRecord]]:
         yield pages[first:]
 
 
-def _batches(items: Iterable[Known], size: int) -> Iterator[list[Known]]:
+def _batches(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
+    """`items` in lists of `size` (the last one shorter), taken from the iterable as they are needed."""
     iterator = iter(items)
     while batch := list(itertools.islice(iterator, size)):
         yield batch
@@ -204,7 +206,8 @@ class PieceTokens:
                     counts[string] = len(values)
                     continue
             through_pipeline.append(string)
-        for string, encoding in zip(through_pipeline, self.counter.encode_batch(through_pipeline) if through_pipeline else ()):
+        encodings = self.counter.encode_batch(through_pipeline) if through_pipeline else []
+        for string, encoding in zip(through_pipeline, encodings):
             offsets = encoding.offsets
             edges = [0, *(end for _, end in offsets)]
             contiguous = [start for start, _ in offsets] == edges[:-1] and edges[-1] == len(string)
