@@ -1,8 +1,11 @@
-"""PDFs built in worker processes: key order, one PDF's error or crash fails that PDF alone."""
+"""PDFs built in worker processes: started in the order given, taken as they complete; one PDF's error or
+crash fails that PDF alone."""
 
 from __future__ import annotations
 
 import os
+import time
+from pathlib import Path
 
 import pytest
 
@@ -32,15 +35,38 @@ def _build(key: str) -> tuple[str, int]:
     return key, os.getpid()
 
 
-def test_outputs_come_in_key_order_from_other_processes_and_failures_stay_with_their_pdf() -> None:
+def test_every_pdf_comes_once_from_other_processes_and_failures_stay_with_their_pdf() -> None:
     results = {key: _outcome(built, key) for key, built in build_in_workers(_build, KEYS, workers=2)}
-    assert list(results) == KEYS
+    assert sorted(results) == KEYS
     broken = results["fr/03.pdf"]
     assert type(broken) is PdfError and (broken.source, broken.page, str(broken)) == ("fr/03.pdf", 2, "fr/03.pdf, page 2: broken")
     assert isinstance(results["fr/05.pdf"], WorkerDied) and "fr/05.pdf" in str(results["fr/05.pdf"])
     good = {key: value for key, value in results.items() if key not in ("fr/03.pdf", "fr/05.pdf")}
     assert [value[0] for value in good.values()] == list(good)
     assert all(pid != os.getpid() for _, pid in good.values())
+
+
+def test_a_long_pdf_started_first_holds_no_finished_one_back(tmp_path: Path) -> None:
+    """The long PDF waits until the test has received every short one: taken in the order started, the
+    short ones would only come after it, and it would give up waiting."""
+    finished_short = tmp_path / "short-ones-received"
+
+    def build(key: str) -> str:
+        if key != "a-long.pdf":
+            return "short"
+        deadline = time.monotonic() + 60
+        while not finished_short.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return "saw the short ones first" if finished_short.exists() else "gave up waiting"
+
+    keys = ["a-long.pdf", "b.pdf", "c.pdf", "d.pdf"]
+    results = {}
+    for key, built in build_in_workers(build, keys, workers=2):
+        results[key] = built(key)
+        if set(results) == set(keys[1:]):
+            finished_short.touch()
+    assert list(results) == [*keys[1:], "a-long.pdf"]
+    assert results["a-long.pdf"] == "saw the short ones first"
 
 
 def test_one_worker_builds_in_the_calling_process() -> None:
