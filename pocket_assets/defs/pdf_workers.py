@@ -130,29 +130,36 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
 
 class CompletedInBatches(Generic[Made, Completed]):
     """`made(key)` for the keys in the order given, completed a batch at a time: `complete` takes the
-    outputs of several PDFs at once (one Great Expectations validation for many PDFs). A batch
-    closes at `batch_weight` (the sum of `weight` of its outputs), so it holds a bounded number of
-    rows. A PDF whose `made` raised is left out of its batch and raises at its turn; an error of
-    `complete` is no PDF's and propagates."""
+    outputs of several PDFs at once (one Great Expectations validation for many PDFs) and returns a
+    function that waits for their completed outputs. The next batch is made and handed to `complete`
+    before the first of this one is waited for, so another process can judge one batch while this
+    one makes the next: two batches are held at a time. A batch closes at `batch_weight` (the sum of
+    `weight` of its outputs), so it holds a bounded number of rows. A PDF whose `made` raised is left
+    out of its batch and raises at its turn; an error of `complete` is no PDF's and propagates."""
 
     def __init__(
         self,
         made: Callable[[str], Made],
         keys: Sequence[str],
-        complete: Callable[[Mapping[str, Made]], Mapping[str, Completed]],
+        complete: Callable[[Mapping[str, Made]], Callable[[], Mapping[str, Completed]]],
         weight: Callable[[Made], int],
         batch_weight: int,
     ) -> None:
         self._made, self._complete, self._weight, self._batch_weight = made, complete, weight, batch_weight
         self._pending = deque(keys)
         self._ready: dict[str, Build] = {}
+        self._in_flight: Callable[[], Mapping[str, Completed]] | None = None
 
     def __call__(self, key: str) -> Completed:
-        if key not in self._ready:
-            self._next_batch()
+        while key not in self._ready:
+            if self._in_flight is None and not self._pending:
+                raise KeyError(f"{key}: not among the keys to complete, or taken already")
+            in_flight = self._in_flight or self._next_batch()
+            self._in_flight = self._next_batch() if self._pending else None
+            self._ready.update((key, _returner(output)) for key, output in in_flight().items())
         return self._ready.pop(key)(key)
 
-    def _next_batch(self) -> None:
+    def _next_batch(self) -> Callable[[], Mapping[str, Completed]]:
         batch: dict[str, Made] = {}
         weight = 0
         while self._pending and weight < self._batch_weight:
@@ -163,8 +170,7 @@ class CompletedInBatches(Generic[Made, Completed]):
                 self._ready[key] = _raiser(error)
                 continue
             weight += self._weight(batch[key])
-        if batch:
-            self._ready.update((key, _returner(output)) for key, output in self._complete(batch).items())
+        return self._complete(batch) if batch else lambda: {}
 
 
 def _new_pool(workers: int) -> ProcessPoolExecutor:

@@ -128,9 +128,12 @@ def run_per_pdf_stages(
     versions: Mapping[Stage, str | None],
     checks: Checks | None = None,
     workers: int = 1,
+    after_building: Callable[[], None] | None = None,
 ) -> Iterator[MaterializeResult]:
     """`run_per_pdf` for a step that makes one or several stages of a PDF at once (a multi-asset):
-    one `build` per PDF gives every stage's output; one result per stage."""
+    one `build` per PDF gives every stage's output; one result per stage. `after_building` is called
+    once every PDF was tried and the workers are gone, if any PDF was built, before the step reports
+    (Dagster then stores its events: seconds of this process alone at scale)."""
     keys = sorted(context.partition_keys)
     outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
     progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)
@@ -143,6 +146,8 @@ def run_per_pdf_stages(
             return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
     finally:
         progress.flush()  # also when the step fails: the PDFs it did build are in the log
+    if after_building is not None and any(outcome.ok for outcome in outcomes[stages[-1]]):
+        after_building()
     for stage in stages:
         outcomes[stage].sort(key=lambda outcome: outcome.partition_key)  # the run's events in key order, as serial
         add_partition_metadata(context, stage, outcomes[stage])

@@ -75,7 +75,7 @@ def test_one_worker_builds_in_the_calling_process() -> None:
 
 
 def test_completed_in_batches_of_bounded_weight_and_a_failed_pdf_raises_at_its_turn() -> None:
-    batches: list[list[str]] = []
+    events: list[str] = []
 
     def made(key: str) -> int:
         if key == "fr/03.pdf":
@@ -83,14 +83,32 @@ def test_completed_in_batches_of_bounded_weight_and_a_failed_pdf_raises_at_its_t
         return int(key[3:5])
 
     def complete(outputs):
-        batches.append(list(outputs))
-        return {key: value * 10 for key, value in outputs.items()}
+        batch = "+".join(key[3:5] for key in outputs)
+        events.append(f"sent {batch}")
+
+        def completed():
+            events.append(f"waited {batch}")
+            return {key: value * 10 for key, value in outputs.items()}
+
+        return completed
 
     completed = CompletedInBatches(made, KEYS, complete, weight=lambda value: 1, batch_weight=3)
-    results = {key: _outcome(completed, key) for key in KEYS}
+    results = {}
+    for key in KEYS:
+        results[key] = _outcome(completed, key)
+        events.append(f"took {key[3:5]}")
     assert isinstance(results.pop("fr/03.pdf"), PdfError)
     assert results == {key: int(key[3:5]) * 10 for key in results}
-    assert batches == [["fr/00.pdf", "fr/01.pdf", "fr/02.pdf"], ["fr/04.pdf", "fr/05.pdf", "fr/06.pdf"]]
+    assert events == [
+        "sent 00+01+02",
+        "sent 04+05+06",  # the next batch is made and sent before the first one's verdicts are waited for
+        "waited 00+01+02",
+        *(f"took 0{index}" for index in range(4)),
+        "waited 04+05+06",
+        *(f"took 0{index}" for index in range(4, 7)),
+    ]
+    with pytest.raises(KeyError, match="fr/09.pdf"):
+        completed("fr/09.pdf")
 
 
 def test_the_worker_count_comes_from_the_environment_or_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:
