@@ -4,6 +4,7 @@ are the serial build's, a PDF whose worker dies fails alone, and the run log nam
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -15,24 +16,26 @@ import pocket_assets.defs.per_pdf as per_pdf
 from pocket_assets.defs.pdf_workers import WorkersResource
 from pocket_assets.defs.per_pdf import longest_first
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, SOURCE
+from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, SOURCE, TABLE_SUMMARIES
 from pocket_assets_tests.defs.conftest import materialize_corpus, partition_states
 from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, REPO_ROOT, random_bytes_pdf, text_pdf
 
-SELECTION = ["raw_pdf", "pages", "parents", "children"]
+SELECTION = ["raw_pdf", "pages", "parents", "children", "table_summaries"]
 # Each step's progress lines start with its stages' names; a failed or skipped PDF has a line per stage.
-STEPS = {"pages": ("pages",), "parents+children": ("parents", "children")}
+STEPS = {"pages": ("pages",), "parents+children": ("parents", "children"), "table_summaries": ("table_summaries",)}
 PAGE_COUNTS = {"fr/a-short.pdf": 1, "fr/b-medium.pdf": 3, "fr/c-crash.pdf": 2, "intl/z-long.pdf": 8}
+TABLE = "fr/e-table.pdf"  # 3 pages of a real regulation with a ruled table: a table summary to compare
 BROKEN = "fr/d-broken.pdf"  # not a PDF: fails raw_pdf, is skipped after
 CRASH = "fr/c-crash.pdf"  # its worker dies while reading it
-KEYS = sorted([*PAGE_COUNTS, BROKEN])
-LONGEST_FIRST = ["intl/z-long.pdf", "fr/b-medium.pdf", "fr/c-crash.pdf", "fr/a-short.pdf", BROKEN]
+KEYS = sorted([*PAGE_COUNTS, TABLE, BROKEN])
+LONGEST_FIRST = ["intl/z-long.pdf", "fr/b-medium.pdf", TABLE, "fr/c-crash.pdf", "fr/a-short.pdf", BROKEN]  # ties by key
 TEST_PROCESS = os.getpid()
 
 
 def _corpus(raw: Path) -> None:
     for key, count in PAGE_COUNTS.items():
         text_pdf(raw / key, [(ARTICLE_FR if key.startswith("fr/") else ARTICLE_EN) * 3] * count)
+    shutil.copyfile(REPO_ROOT / "pocket_assets_tests" / "fixtures" / "real" / "regs-serif-small-capitals.pdf", raw / TABLE)
     random_bytes_pdf(raw / BROKEN)
 
 
@@ -72,18 +75,19 @@ def test_longest_first_on_two_workers_gives_the_serial_files_and_fails_the_crash
     serial_paths = _paths(tmp_path, "serial")
     serial = materialize_corpus(instance, serial_paths, KEYS, SELECTION, {"workers": WorkersResource(workers=1)})
     assert not serial.success, "the broken PDF fails the serial run"
-    assert started == [KEYS, KEYS, KEYS], "raw_pdf, pages, chunks on one worker: key order, in the step's process"
+    assert serial_paths.store().manifest(TABLE_SUMMARIES, TABLE).rows > 0, "a table to summarize"
+    assert started == [KEYS] * 4, "raw_pdf, pages, chunks, table_summaries on one worker: key order, in the step's process"
     started.clear()
 
     monkeypatch.setattr(ingest, "extract_pages", _dying_on_the_crash_pdf)
     paths = _paths(tmp_path, "parallel")
     result = materialize_corpus(instance, paths, KEYS, SELECTION, {"workers": WorkersResource(workers=2)})
     assert not result.success
-    assert started == [KEYS, LONGEST_FIRST, LONGEST_FIRST], "pages and chunks start the longest PDFs first"
+    assert started == [KEYS, *[LONGEST_FIRST] * 3], "pages, chunks and table_summaries start the longest PDFs first"
 
     store, serial_store = paths.store(), serial_paths.store()
     good = [key for key in KEYS if key not in (CRASH, BROKEN)]
-    for stage in (SOURCE, PAGES, PARENTS, CHILDREN):
+    for stage in (SOURCE, PAGES, PARENTS, CHILDREN, TABLE_SUMMARIES):
         for key in good:
             assert store.data_path(stage, key).read_bytes() == serial_store.data_path(stage, key).read_bytes(), (stage, key)
     crashed = store.manifest(PAGES, CRASH)

@@ -121,6 +121,7 @@ def table_summaries(
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
     summarizer: SummarizerResource,
+    workers: WorkersResource,
 ) -> Iterator[MaterializeResult]:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer)
@@ -151,4 +152,6 @@ def table_summaries(
             table_types=MetadataValue.json(stats.table_types),
         )
 
-    yield from run_per_pdf(context, store, build, TABLE_SUMMARIES.version(settings))
+    # On workers too: the summary cache is SQLite, safe across processes; a summary is the same whether
+    # a copy of the table was summarized before it or beside it (only `cache_hits` tells them apart).
+    yield from run_per_pdf(context, store, build, TABLE_SUMMARIES.version(settings), workers=workers.count())
