@@ -132,7 +132,7 @@ class CompletedInBatches(Generic[Made, Completed]):
     """`made(key)` for the keys in the order given, completed a batch at a time: `complete` takes the
     outputs of several PDFs at once (one Great Expectations validation for many PDFs) and returns a
     function that waits for their completed outputs. The next batch is made and handed to `complete`
-    before the first of this one is waited for, so another process can judge one batch while this
+    before this one's outputs are waited for, so another process can judge one batch while this
     one makes the next: two batches are held at a time. A batch closes at `batch_weight` (the sum of
     `weight` of its outputs), so it holds a bounded number of rows. A PDF whose `made` raised is left
     out of its batch and raises at its turn; an error of `complete` is no PDF's and propagates."""
@@ -156,7 +156,7 @@ class CompletedInBatches(Generic[Made, Completed]):
                 raise KeyError(f"{key}: not among the keys to complete, or taken already")
             in_flight = self._in_flight or self._next_batch()
             self._in_flight = self._next_batch() if self._pending else None
-            self._ready.update((key, _returner(output)) for key, output in in_flight().items())
+            self._ready.update((done, _returner(output)) for done, output in in_flight().items())
         return self._ready.pop(key)(key)
 
     def _next_batch(self) -> Callable[[], Mapping[str, Completed]]:
