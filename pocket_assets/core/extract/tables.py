@@ -19,6 +19,7 @@ import pymupdf
 
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join_lines
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
+from pocket_assets.core.extract.table_chars import fast_table_chars
 from pocket_assets.core.pymupdf_layout import load_layout_model
 from pocket_assets.core.records import TableCells
 
@@ -118,20 +119,17 @@ def _cell_text(value: str | None) -> str:
     return collapse_spaces(clean_text(value or "").replace("\n", " "))
 
 
-def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tuple]) -> str:
+def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tuple[float, float, tuple]]) -> str:
     """The words whose centre lies in the cell, in reading order, separated as on the page.
 
     `Table.extract()` joins characters and loses the spaces TeX never writes
-    (`insèredecl directemententête`), so cells are read from MuPDF's words instead.
+    (`insèredecl directemententête`), so cells are read from MuPDF's words instead
+    (`words`: each word's centre x and y, then the word).
     """
     if cell is None:
         return ""
     x0, y0, x1, y1 = cell
-    inside = [
-        word
-        for word in words
-        if x0 <= (word[0] + word[2]) / 2 <= x1 and y0 <= (word[1] + word[3]) / 2 <= y1
-    ]
+    inside = [word for cx, cy, word in words if x0 <= cx <= x1 and y0 <= cy <= y1]
     inside.sort(key=lambda word: (word[5], word[6], word[7]))
     lines: dict[tuple[int, int], list[str]] = {}
     for word in inside:
@@ -148,10 +146,12 @@ def find_page_tables(page: pymupdf.Page, use_layout: bool = False) -> list[Found
     if use_layout:
         load_layout_model()
     found = []
-    page_tables = page.find_tables(use_layout=use_layout).tables
+    with fast_table_chars():
+        page_tables = page.find_tables(use_layout=use_layout).tables
     words = page.get_text("words", flags=DICT_FLAGS) if page_tables else []
+    centred = [((word[0] + word[2]) / 2, (word[1] + word[3]) / 2, word) for word in words]
     for table in page_tables:
-        rows = [tuple(_cell_words(cell, words) for cell in row.cells) for row in table.rows]
+        rows = [tuple(_cell_words(cell, centred) for cell in row.cells) for row in table.rows]
         rows = [row for row in rows if any(row)]
         if len(rows) < 2 or max(len(row) for row in rows) < 2:
             continue
