@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import pymupdf
 
@@ -200,9 +200,12 @@ _ELISION = re.compile(r"^\s*(?:\.\.\.|…)\s*$")
 _CODE = re.compile(r"<-|[(){};=\\\"#]|^>|^\+\s")  # R and TeX code among monospaced cells
 
 
-@dataclass(frozen=True, slots=True)
-class _Piece:
-    """A raw text line of the page dictionary: one run of text on a baseline."""
+class _Piece(NamedTuple):
+    """A raw text line of the page dictionary: one run of text on a baseline.
+
+    Named tuples, not frozen dataclasses: every line of every page becomes one, and a
+    tuple is built in C (a frozen dataclass sets each field through object.__setattr__).
+    """
 
     x0: float
     y0: float
@@ -214,8 +217,7 @@ class _Piece:
 _Row = list[_Piece]  # pieces sharing a baseline, left to right
 
 
-@dataclass(frozen=True, slots=True)
-class _Word:
+class _Word(NamedTuple):
     x0: float
     x1: float
     text: str
@@ -372,9 +374,12 @@ def _join_wrapped(rows: list[_Row]) -> list[_Row]:
 
 
 def _words(piece: _Piece) -> list[_Word]:
-    return [
-        _Word(span["bbox"][0], span["bbox"][2], span["text"].strip()) for span in piece.spans if span["text"].strip()
-    ]
+    words = []
+    for span in piece.spans:
+        text = span["text"].strip()
+        if text:
+            words.append(_Word(span["bbox"][0], span["bbox"][2], text))
+    return words
 
 
 def _all_mono(rows: list[_Row]) -> bool:
