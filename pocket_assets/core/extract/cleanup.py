@@ -84,6 +84,8 @@ SLOT_SLACK = 1.0  # pt: a page template sets its running lines at one height; bo
 def clean_text(text: str) -> str:
     """Normalize one span or line: ligatures and private-use bullets mapped, odd spaces plain,
     accents set as separate glyphs composed with their letter, NFC."""
+    if text.isascii() and "`" not in text and "^" not in text:
+        return text  # every mapping below starts from a non-ASCII character or a spacing accent
     text = text.translate(_LIGATURE_TABLE)
     text = INVISIBLES.sub("", text)
     text = ODD_SPACES.sub(" ", text)
