@@ -349,9 +349,10 @@ def _padded(rows: list[_Row]) -> bool:
     is not it), and be clearly wider than the single spacing beside it (not loose leading).
     """
     pitches = [_pitch(upper, lower) for upper, lower in zip(rows, rows[1:])]
-    if not pitches or min(pitches) > WRAP_PITCH:
+    single = min(pitches, default=WRAP_PITCH + 1)
+    if single > WRAP_PITCH:
         return False
-    padded = sum(pitch >= PADDING * min(pitches) and pitch > WRAP_PITCH for pitch in pitches)
+    padded = sum(pitch >= PADDING * single and pitch > WRAP_PITCH for pitch in pitches)
     return padded >= MIN_PADDED and padded * PADDED_SHARE >= len(pitches)
 
 
