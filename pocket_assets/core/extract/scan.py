@@ -14,7 +14,7 @@ from typing import Any
 import pymupdf
 
 from pocket_assets.core.extract.cleanup import is_page_counter
-from pocket_assets.core.extract.reading_order import Line, read_lines, text_column_left, text_dict
+from pocket_assets.core.extract.reading_order import DICT_FLAGS, Line, read_lines, text_column_left, text_dict
 from pocket_assets.core.extract.ocr import ocr_textpage
 from pocket_assets.core.pdf import iter_document_pages
 from pocket_assets.core.tables.readable import readable_cells
@@ -88,12 +88,15 @@ def margin_places(blocks: list[list[Line]], height: float) -> tuple[tuple[Margin
     return tuple(tuple(place(line) for line in block) for block in blocks)
 
 
-def _page_tables(page: pymupdf.Page, data: dict[str, Any], warnings: list[str]) -> list[FoundTable]:
-    """Ruled tables on pages with crossing rules, then unruled ones on runs of aligned lines elsewhere."""
+def _page_tables(
+    page: pymupdf.Page, textpage: pymupdf.TextPage, data: dict[str, Any], warnings: list[str]
+) -> list[FoundTable]:
+    """Ruled tables on pages with crossing rules, then unruled ones on runs of aligned lines elsewhere.
+    `textpage`: the page's text as `data` was read from it."""
     tables: list[FoundTable] = []
     if may_hold_table(page):
         try:
-            tables = find_page_tables(page)
+            tables = find_page_tables(page, textpage=textpage)
         except Exception as error:  # a table failure costs the table, never the page
             warnings.append(f"table detection failed: {error}")
     tables = [table for table in tables if readable_cells(table.cells)]  # a grid of graphics is no table
@@ -114,14 +117,15 @@ def scan_page(
     """Read one page; OCR it only when asked and it has no text layer."""
     warnings: list[str] = []
     width, height = page.rect.width, page.rect.height
-    data = text_dict(page)
+    textpage = page.get_textpage(flags=DICT_FLAGS)  # the cells of a ruled table are read from it too
+    data = text_dict(page, textpage)
     blocks = read_lines(data, width)
     if not blocks and ocr_language and tessdata and page.get_images():
         data = text_dict(page, ocr_textpage(page, ocr_language, tessdata))
         blocks = read_lines(data, width)
     if not blocks and page.get_images():
         warnings.append(IMAGE_ONLY_WARNING)
-    tables = _page_tables(page, data, warnings) if detect_tables and blocks else []
+    tables = _page_tables(page, textpage, data, warnings) if detect_tables and blocks else []
     if tables:
         blocks = [
             [line for line in lines if not any(table.contains(line.x0, line.y0, line.x1, line.y1) for table in tables)]

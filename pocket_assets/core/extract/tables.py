@@ -137,18 +137,21 @@ def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tupl
     return _cell_text(join_lines(" ".join(line) for line in lines.values()))
 
 
-def find_page_tables(page: pymupdf.Page, use_layout: bool = False) -> list[FoundTable]:
+def find_page_tables(
+    page: pymupdf.Page, use_layout: bool = False, textpage: pymupdf.TextPage | None = None
+) -> list[FoundTable]:
     """Tables of at least 2 rows and 2 columns with some text, in top-to-bottom order.
 
     Extraction finds ruled tables only (`use_layout=False`); the layout model also finds
-    unruled ones but costs ~200x plain text extraction per page.
+    unruled ones but costs ~200x plain text extraction per page. `textpage`: the page's
+    own text read with DICT_FLAGS (the scan's), so the cells' words are not read again.
     """
     if use_layout:
         load_layout_model()
     found = []
     with fast_table_chars():
         page_tables = page.find_tables(use_layout=use_layout).tables
-    words = page.get_text("words", flags=DICT_FLAGS) if page_tables else []
+    words = page.get_text("words", flags=DICT_FLAGS, textpage=textpage) if page_tables else []
     centred = [((word[0] + word[2]) / 2, (word[1] + word[3]) / 2, word) for word in words]
     for table in page_tables:
         rows = [tuple(_cell_words(cell, centred) for cell in row.cells) for row in table.rows]
