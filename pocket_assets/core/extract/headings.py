@@ -23,6 +23,7 @@ MAX_LABEL_LEVEL = 6  # labelled parts nest deeper (TITRE > CHAPITRE > Section > 
 LARGER_THAN_BODY = 1.12  # a size ratio above which text stands out as a heading
 MAX_HEADING_LINES = 3
 MAX_HEADING_CHARS = 160
+WORDINGS_KEPT = 32768  # short paragraphs read once by the census and again by the render (refman: ~23,000)
 
 _LETTER = re.compile(r"[^\W\d_]")
 _TWO_LETTERS = re.compile(r"[^\W\d_].*?[^\W\d_]", re.DOTALL)
@@ -75,7 +76,7 @@ def reads_as_heading(text: str, line_count: int) -> bool:
     letters = _LETTER.findall(text)
     return (
         len(letters) >= MIN_CAPITALS
-        and not any(letter.islower() for letter in letters)
+        and not any(map(str.islower, letters))
         and bool(_WORD.search(text))
         and not _CODE_OR_MATH.search(text)
     )
@@ -108,11 +109,12 @@ def paragraph_shape(paragraph: Paragraph) -> Shape | None:
     )
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=WORDINGS_KEPT)
 def _wording(text: str, line_count: int, spread: bool) -> tuple[bool, bool, int, bool] | None:
     """What the words of a short paragraph say: (section-numbered, ends as a label, label rank, reads as a
     heading in body type), or None when they rule a heading out. `spread`: its last line has pieces far
-    apart. Cached: the style census and the render ask it of the same paragraphs."""
+    apart. Cached: the style census asks it of every page before the render asks it again, so the
+    cache holds a long document's short paragraphs (`forget_wordings` empties it after each document)."""
     if len(text) > MAX_HEADING_CHARS:
         return None
     numbered = is_section_number(text)
@@ -123,6 +125,11 @@ def _wording(text: str, line_count: int, spread: bool) -> tuple[bool, bool, int,
         return None
     label = read_label(text)
     return numbered, bool(_LABEL_END.search(text)), label.rank if label else 0, reads_as_heading(text, line_count)
+
+
+def forget_wordings() -> None:
+    """Empty `_wording`'s cache: a document's paragraphs are not the next one's (memory stays bounded)."""
+    _wording.cache_clear()
 
 
 def heading_style(shape: Shape | None, body_size: float) -> StyleKey | None:
