@@ -116,7 +116,8 @@ def scan_page(
 ) -> PageScan:
     """Read one page; OCR it only when asked and it has no text layer."""
     warnings: list[str] = []
-    width, height = page.rect.width, page.rect.height
+    rect = page.rect
+    width, height = rect.width, rect.height
     textpage = page.get_textpage(flags=DICT_FLAGS)  # the cells of a ruled table are read from it too
     data = text_dict(page, textpage)
     blocks = read_lines(data, width)
