@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Collection, Sequence
 
@@ -19,7 +19,7 @@ from pocket_assets.defs.resources import CorpusPaths, default_paths
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.runstate.stages import SOURCE, STAGES, Stage
 from pocket_assets.runstate.staleness import NOT_OK, first_problem
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
 
 CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 
@@ -68,7 +68,8 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
         count = ordered.index(end) - ordered.index(start) + 1
         what = start if count == 1 else f"{count} PDFs, {start} .. {end}"
         print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {what}")
-    summaries = [summarize_pdf(paths.store(), key, run_ids) for key in wanted]
+    store = ManifestsReadOnce(paths.store().root)
+    summaries = [summarize_pdf(store, key, run_ids) for key in wanted]
     not_built = () if pdfs else scan.refused
     print_summary(summaries, paths, not_built, () if pdfs else scan.ignored)
     clean = runs_ok and not not_built and not any(summary.failure for summary in summaries)
@@ -77,6 +78,20 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
 
 class PdfArgumentError(ValueError):
     """A `--pdf` that names no buildable PDF of the raw folder; the message says why, in one sentence."""
+
+
+@dataclass(frozen=True)
+class ManifestsReadOnce(PartitionStore):
+    """The store as the summary reads it, after the run: each manifest read from disk once (a PDF's
+    summary asks for each of its manifests ~4 times: rows, failure, warnings)."""
+
+    manifests: dict[tuple[str, str], PartitionManifest | None] = field(default_factory=dict, compare=False)
+
+    def manifest(self, stage: Stage, partition_key: str) -> PartitionManifest | None:
+        key = (stage.name, partition_key)  # a stage's name, not the stage: hashing its schema is slower than the read
+        if key not in self.manifests:
+            self.manifests[key] = super().manifest(stage, partition_key)
+        return self.manifests[key]
 
 
 def summarize_pdf(store: PartitionStore, key: str, run_ids: Collection[str] = ()) -> PdfSummary:
