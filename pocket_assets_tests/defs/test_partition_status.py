@@ -19,6 +19,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from dagster import AssetKey, DagsterEventType, DagsterInstance
+from dagster._core.secrets.env_file import get_env_var_dict
 from dagster._core.workspace.context import WorkspaceRequestContext
 from dagster_graphql.test.utils import define_out_of_process_context, execute_dagster_graphql
 
@@ -194,6 +195,12 @@ def test_the_build_command_plans_one_materialization_per_asset(
     subsets = {data.asset_key: sorted(data.partitions_subset.get_partition_keys()) for data in planned_data if data.partitions_subset}
     per_pdf = (RAW_PDF, PAGES, PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS)
     assert subsets == {AssetKey(stage.name): keys for stage in per_pdf}
+
+
+def test_dagster_commands_started_in_the_project_folder_plan_one_materialization_per_asset() -> None:
+    """`dagster dev`, `dagster-webserver` and `dagster-daemon` create the runs of the UI, the sensors,
+    the schedule and backfills; each loads `.env` from the folder it starts in with this function."""
+    assert get_env_var_dict(str(REPO_ROOT))[SUBSET_PLANNED_EVENTS] == "1"
 
 
 def _exported_in_last_run(instance: DagsterInstance) -> bool:
