@@ -93,7 +93,7 @@ class ManifestsReadOnce(PartitionStore):
     manifests: dict[tuple[str, str], PartitionManifest | None] = field(default_factory=dict, compare=False)
 
     def manifest(self, stage: Stage, partition_key: str) -> PartitionManifest | None:
-        key = (stage.name, partition_key)  # a stage's name, not the stage: hashing its schema is slower than the read
+        key = (stage.name, partition_key)
         if key not in self.manifests:
             self.manifests[key] = super().manifest(stage, partition_key)
         return self.manifests[key]
