@@ -130,7 +130,7 @@ def run_per_pdf_stages(
     keys = sorted(context.partition_keys)
     outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
     progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)
-    materialized: list[Stage] = []
+    materialized: list[AssetKey] = []
     try:
         try:
             for index, (key, built) in enumerate(build_in_workers(_timed(build), keys, workers), start=1):
@@ -144,10 +144,10 @@ def run_per_pdf_stages(
             context.log.info(run_totals(stage.name, outcomes[stage]))
             check_results = list(checks(outcomes[stage])) if checks is not None else []
             yield MaterializeResult(asset_key=stage.name, check_results=check_results)
-            materialized.append(stage)
+            materialized.append(AssetKey(stage.name))
     except Exception:
-        unmaterialized = [AssetKey(stage.name) for stage in stages if stage not in materialized]
-        mark_crashed(context, unmaterialized, keys)  # shown failed, PDF by PDF, once the run fails
+        made_here = [AssetKey(stage.name) for stage in stages]
+        mark_crashed(context, made_here, materialized, keys)  # shown failed, PDF by PDF, once the run fails
         raise
     failed = [outcome for outcome in outcomes[stages[-1]] if not outcome.ok]
     if not failed:

@@ -5,8 +5,9 @@ with no materialization after it, in a run that ended FAILED
 (`_core/storage/partition_status_cache.py`; only planned events that name one partition
 count). By default the process that creates a run writes one planned event per partition
 and asset before the run starts: 6 per PDF, each a SQLite write of ~12 ms of CPU, on one
-core while nothing else runs (5.3 s for 86 PDFs; 10,000 PDFs would wait ~12 min). With `DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS` set
-in that process, it writes one per asset, naming the run's PDFs as a subset.
+core while nothing else runs (5.3 s for 86 PDFs; 10,000 PDFs would wait ~12 min). With
+`DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS` set in that process, it writes one per asset,
+naming the run's PDFs as a subset.
 
 What the UI shows then, and how this project keeps it:
 - a PDF that fails a stage: red, as before; each stage plans it again itself after its
@@ -28,7 +29,7 @@ a deployment sets it on its webserver and daemon. `=0` in the environment turns 
 from __future__ import annotations
 
 import logging
-from typing import Sequence
+from typing import Collection, Sequence
 
 from dagster import AssetExecutionContext, AssetKey
 
@@ -52,12 +53,18 @@ def mark_failed(context: AssetExecutionContext, asset: AssetKey, partition_keys:
         context.instance.report_dagster_event(event, context.run.run_id, logging.WARNING)
 
 
-def mark_crashed(context: AssetExecutionContext, unmaterialized: Sequence[AssetKey], partition_keys: Sequence[str]) -> None:
-    """A step that failed as a whole: the assets it did not materialize, and the per-PDF assets of the
-    run after them (whose steps Dagster then skips), failed for every PDF of the run: what Dagster
-    showed when it planned every partition up front."""
+def mark_crashed(
+    context: AssetExecutionContext,
+    made_here: Sequence[AssetKey],
+    materialized: Collection[AssetKey],
+    partition_keys: Sequence[str],
+) -> None:
+    """A step that failed as a whole: the assets it made and had not materialized yet, and the per-PDF
+    assets of the run after it (whose steps Dagster then skips), failed for every PDF of the run: what
+    Dagster showed when it planned every partition up front."""
     step = context.op_execution_context.get_step_execution_context().step.key
-    for asset in [*unmaterialized, *_later_per_pdf_assets(context, unmaterialized)]:
+    unmaterialized = [asset for asset in made_here if asset not in materialized]
+    for asset in [*unmaterialized, *_later_per_pdf_assets(context, made_here)]:
         mark_failed(context, asset, partition_keys, f"not built: step {step} failed")
 
 

@@ -192,7 +192,11 @@ def test_the_build_command_plans_one_materialization_per_asset(
     assets = [data.asset_key for data in planned_data]
     assert len(assets) == len(set(assets)) == 7  # six per-PDF assets and the export
     keys = pdf_keys(corpus)
-    subsets = {data.asset_key: sorted(data.partitions_subset.get_partition_keys()) for data in planned_data if data.partitions_subset}
+    subsets = {
+        data.asset_key: sorted(data.partitions_subset.get_partition_keys())
+        for data in planned_data
+        if data.partitions_subset is not None
+    }
     per_pdf = (RAW_PDF, PAGES, PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS)
     assert subsets == {AssetKey(stage.name): keys for stage in per_pdf}
 
