@@ -14,8 +14,8 @@ are copied as they are; any other PDF is copied into `intl/`, keeping its path u
 Per PDF it prints: status (ok, stale, left out, failed, not built), the failing gate or stage,
 pages, chunks per type (parents/children/table summaries), tables, warnings, seconds; then totals
 per folder. Seconds per PDF are the time between the manifest writes of consecutive PDFs in each
-stage (stages run PDF after PDF in key order), summed over the stages: the build's own clock,
-not a separate run per PDF. The exit code of each build is printed too.
+stage, in the order written (a step on workers writes its PDFs as they complete, longest first),
+summed over the stages: the build's own clock, not a separate run per PDF. The exit code of each build is printed too.
 """
 
 from __future__ import annotations
@@ -124,11 +124,10 @@ def pdf_rows(store: PartitionStore, keys: list[str]) -> list[PdfRow]:
     stage_start = None  # the previous stage's last write: when this stage began its first PDF
     for stage in STAGES:
         previous_time = stage_start
-        for key in keys:
-            path = store.manifest_path(stage, key)
-            if not path.is_file():
-                continue
-            written = path.stat().st_mtime
+        paths = {key: store.manifest_path(stage, key) for key in keys}
+        # In the order written: a step on workers writes its PDFs as they complete, longest first.
+        writes = sorted((path.stat().st_mtime, key) for key, path in paths.items() if path.is_file())
+        for written, key in writes:
             if previous_time is not None:
                 rows[key].seconds += max(0.0, written - previous_time)
             previous_time = written

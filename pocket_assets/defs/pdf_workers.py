@@ -1,12 +1,16 @@
-"""Build the PDFs of a step on every core: one PDF per task in forked worker processes, results in key order.
+"""Build the PDFs of a step on every core: one PDF per task in forked worker processes, started in the
+order given (longest first), consumed as they complete.
 
 A step's `build(key)` is a closure over loaded resources (the tokenizer, the policy,
 the store). Workers are forked from the step's process after those loads, so they
 share them (copy on write: the tokenizer's ~115 MiB is paid once) and need nothing
-pickled but the key; each returns one PDF's output. Results are yielded in the
-order of the keys whatever order the workers finish in, and the caller writes
-them, so outputs are those of the serial build byte for byte. At most two PDFs
-per worker are in flight, so memory holds a few PDFs' rows, not the corpus.
+pickled but the key; each returns what it made of one PDF. The caller gives the keys
+longest first (`per_pdf`: by page count), so that a 2,400-page manual starts at once
+and the other workers take the short PDFs beside it, instead of it running alone on
+one core at the end; results are handed back as they complete, so a long PDF at the
+head holds no finished one back (nor a worker idle). Each PDF's outputs are files of
+its own, so their bytes do not depend on this order. At most two PDFs per worker are
+in flight, so memory holds a few PDFs' results, not the corpus.
 
 Per-PDF failure isolation holds as in the serial loop: a PDF's exception is
 re-raised for that PDF alone, same type (with the worker's traceback as a note), and a
@@ -16,10 +20,9 @@ is started again for the rest.
 `workers` 1 (or a single PDF) runs in the calling process, exactly the serial loop.
 The default is the cores this process may use (`POCKET_ASSETS_WORKERS` overrides).
 
-One PDF per task leaves cores idle while a long PDF is read (a 2,400-page manual on
-one core, last in key order), so the `pages` step also scans a PDF of `split_pages`
-pages or more over page ranges on `workers` processes (`core/extract/page_ranges`),
-forked from whichever process builds it (a worker here, or the step's own process).
+The `pages` step also scans a PDF of `split_pages` pages or more over page ranges on
+`workers` processes (`core/extract/page_ranges`), forked from whichever process builds
+it (a worker here, or the step's own process): the long PDF's scan uses every core.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import gc
 import multiprocessing
 import os
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Generic, Iterator, Mapping, Sequence, TypeVar
 
@@ -81,7 +84,8 @@ class WorkersResource(ConfigurableResource):
 
 
 def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterator[tuple[str, Build]]:
-    """`(key, built)` in key order, where `built(key)` returns the PDF's output or raises its error.
+    """`(key, built)` for every key, where `built(key)` returns the PDF's output or raises its error:
+    started in the order of `keys`, yielded as they complete (in the order of `keys` with one worker).
 
     The caller treats `built` as it would `build`: `for key, built in ...: run(built, key)`.
     """
@@ -97,23 +101,27 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
     # (copying their pages into each worker) unless they are moved out of its reach first.
     gc.freeze()
     pending = deque(keys)
-    in_flight: deque[tuple[str, Future]] = deque()
+    in_flight: dict[Future, str] = {}  # in the order started
     pool = _new_pool(workers)
     try:
         while pending or in_flight:
             while pending and len(in_flight) < workers * _IN_FLIGHT_PER_WORKER:
                 key = pending.popleft()
-                in_flight.append((key, pool.submit(_build_in_worker, key)))
-            key, future = in_flight.popleft()
-            try:
-                yield key, _result(future.result())
-            except BrokenProcessPool:
-                # Which PDF killed its worker is unknown: each PDF that was in flight runs again alone.
-                pool.shutdown(cancel_futures=True)
-                for held in [key, *(waiting for waiting, _ in in_flight)]:
-                    yield held, _alone(held)
-                in_flight.clear()
-                pool = _new_pool(workers)
+                in_flight[pool.submit(_build_in_worker, key)] = key
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in [future for future in in_flight if future in done]:
+                key = in_flight.pop(future)
+                try:
+                    output = future.result()
+                except BrokenProcessPool:
+                    # Which PDF killed its worker is unknown: each PDF that was in flight runs again alone.
+                    pool.shutdown(cancel_futures=True)
+                    for held in [key, *in_flight.values()]:
+                        yield held, _alone(held)
+                    in_flight.clear()
+                    pool = _new_pool(workers)
+                    break
+                yield key, _result(output)
     finally:
         pool.shutdown(cancel_futures=True)
         gc.unfreeze()
@@ -122,29 +130,36 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
 
 class CompletedInBatches(Generic[Made, Completed]):
     """`made(key)` for the keys in the order given, completed a batch at a time: `complete` takes the
-    outputs of several PDFs at once (one Great Expectations validation for many PDFs). A batch
-    closes at `batch_weight` (the sum of `weight` of its outputs), so it holds a bounded number of
-    rows. A PDF whose `made` raised is left out of its batch and raises at its turn; an error of
-    `complete` is no PDF's and propagates."""
+    outputs of several PDFs at once (one Great Expectations validation for many PDFs) and returns a
+    function that waits for their completed outputs. The next batch is made and handed to `complete`
+    before this one's outputs are waited for, so another process can judge one batch while this
+    one makes the next: two batches are held at a time. A batch closes at `batch_weight` (the sum of
+    `weight` of its outputs), so it holds a bounded number of rows. A PDF whose `made` raised is left
+    out of its batch and raises at its turn; an error of `complete` is no PDF's and propagates."""
 
     def __init__(
         self,
         made: Callable[[str], Made],
         keys: Sequence[str],
-        complete: Callable[[Mapping[str, Made]], Mapping[str, Completed]],
+        complete: Callable[[Mapping[str, Made]], Callable[[], Mapping[str, Completed]]],
         weight: Callable[[Made], int],
         batch_weight: int,
     ) -> None:
         self._made, self._complete, self._weight, self._batch_weight = made, complete, weight, batch_weight
         self._pending = deque(keys)
         self._ready: dict[str, Build] = {}
+        self._in_flight: Callable[[], Mapping[str, Completed]] | None = None
 
     def __call__(self, key: str) -> Completed:
-        if key not in self._ready:
-            self._next_batch()
+        while key not in self._ready:
+            if self._in_flight is None and not self._pending:
+                raise KeyError(f"{key}: not among the keys to complete, or taken already")
+            in_flight = self._in_flight or self._next_batch()
+            self._in_flight = self._next_batch() if self._pending else None
+            self._ready.update((done, _returner(output)) for done, output in in_flight().items())
         return self._ready.pop(key)(key)
 
-    def _next_batch(self) -> None:
+    def _next_batch(self) -> Callable[[], Mapping[str, Completed]]:
         batch: dict[str, Made] = {}
         weight = 0
         while self._pending and weight < self._batch_weight:
@@ -155,8 +170,7 @@ class CompletedInBatches(Generic[Made, Completed]):
                 self._ready[key] = _raiser(error)
                 continue
             weight += self._weight(batch[key])
-        if batch:
-            self._ready.update((key, _returner(output)) for key, output in self._complete(batch).items())
+        return self._complete(batch) if batch else lambda: {}
 
 
 def _new_pool(workers: int) -> ProcessPoolExecutor:

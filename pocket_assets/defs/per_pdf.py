@@ -9,11 +9,15 @@ FAILED, is failed; `assetPartitionStatuses` then lists it among the failed
 partitions and not the materialized ones, and a later materialization turns it
 green again. So each stage:
 
-1. builds every PDF of the run in turn, stores each good output and records a
-   failure in the PDF's manifest, keeping its last good file; the run log gets a
-   progress line every few seconds naming the PDFs built since (`[i/N] key`,
-   `run_progress`), and each failure at once on its own line (a crash's traceback
-   at ERROR);
+1. builds every PDF of the run, stores each good output and records a failure in
+   the PDF's manifest, keeping its last good file; the run log gets a progress
+   line every few seconds naming the PDFs built since (`[i/N] key`: the i-th PDF
+   done, `run_progress`), and each failure at once on its own line (a crash's
+   traceback at ERROR). With workers (`pdf_workers`), the longest PDFs start first
+   and each worker writes the files of the PDFs it built, so the step's process
+   neither waits on a long PDF at the end nor encodes every PDF's Parquet itself;
+   what the step reports is then put back in key order, so the run's events are
+   the serial build's;
 2. yields one result whose materialization of each partition carries that PDF's
    own numbers (`add_asset_metadata(..., partition_key=...)`): row count, seconds
    and the stage's figures (the column schema, the same for every PDF, is the
@@ -54,7 +58,7 @@ from pocket_assets.defs.pdf_errors import PER_PDF_ERRORS, PdfRejected
 from pocket_assets.defs.pdf_workers import build_in_workers
 from pocket_assets.defs.planned_events import mark_crashed, mark_failed
 from pocket_assets.defs.run_progress import ProgressLog
-from pocket_assets.runstate.stages import Stage, stage_named
+from pocket_assets.runstate.stages import SOURCE, Stage, stage_named
 from pocket_assets.runstate.storage import (
     STATUS_FAILED,
     STATUS_OK,
@@ -124,22 +128,30 @@ def run_per_pdf_stages(
     versions: Mapping[Stage, str | None],
     checks: Checks | None = None,
     workers: int = 1,
+    after_building: Callable[[], None] | None = None,
 ) -> Iterator[MaterializeResult]:
     """`run_per_pdf` for a step that makes one or several stages of a PDF at once (a multi-asset):
-    one `build` per PDF gives every stage's output; one result per stage."""
+    one `build` per PDF gives every stage's output; one result per stage. `after_building` is called
+    once every PDF was tried and the workers are gone, if any PDF was built, before the step reports
+    (Dagster then stores its events: seconds of this process alone at scale)."""
     keys = sorted(context.partition_keys)
     outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
     progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)
+    stored = _stored(build, store, stages, versions, context.run.run_id)
+    started = longest_first(store, keys) if workers > 1 else keys
     materialized: list[AssetKey] = []
     try:
         try:
-            for index, (key, built) in enumerate(build_in_workers(_timed(build), keys, workers), start=1):
+            for index, (key, built) in enumerate(build_in_workers(stored, started, workers), start=1):
                 for stage, outcome in _build_one(context, store, stages, key, built, versions, progress, index).items():
                     outcomes[stage].append(outcome)
                 return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
         finally:
             progress.flush()  # also when the step fails: the PDFs it did build are in the log
+        if after_building is not None and any(outcome.ok for outcome in outcomes[stages[-1]]):
+            after_building()
         for stage in stages:
+            outcomes[stage].sort(key=lambda outcome: outcome.partition_key)  # the run's events in key order, as serial
             add_partition_metadata(context, stage, outcomes[stage])
             context.log.info(run_totals(stage.name, outcomes[stage]))
             check_results = list(checks(outcomes[stage])) if checks is not None else []
@@ -161,6 +173,20 @@ def run_per_pdf_stages(
             + " / ".join(f"{outcome.partition_key}: {outcome.reason}" for outcome in failed),
             metadata={"failed_partitions": MetadataValue.md(failure_table(failed))},
         )
+
+
+def longest_first(store: PartitionStore, keys: Sequence[str]) -> list[str]:
+    """The keys by decreasing page count (what `raw_pdf` recorded; 0 when it has not), ties in key order:
+    the order that keeps every worker busy to the end (a long PDF started last runs alone)."""
+
+    def page_count(key: str) -> int:
+        identity = store.read_last_good(SOURCE, key, ["page_count"])
+        if identity is None or identity.num_rows == 0:
+            return 0
+        return identity.column(0)[0].as_py() or 0
+
+    counts = {key: page_count(key) for key in keys}
+    return sorted(keys, key=lambda key: (-counts[key], key))
 
 
 def _failure_reported_later(context: AssetExecutionContext, stages: Sequence[Stage]) -> bool:
@@ -214,7 +240,7 @@ def _build_one(
     store: PartitionStore,
     stages: Sequence[Stage],
     key: str,
-    build: Callable[[str], TimedOutputs],
+    build: Callable[[str], StoredPdf],
     versions: Mapping[Stage, str | None],
     progress: ProgressLog,
     index: int,
@@ -226,7 +252,7 @@ def _build_one(
     its place in the run (`[i/N]`) and, for a crash, its traceback at ERROR."""
     label = f"[{index}/{progress.total}] {key}"
     try:
-        timed = build(key)
+        built = build(key)
     except PER_PDF_ERRORS as error:
         progress.flush()  # the PDFs built before this one come first in the log
         if not isinstance(error, (UpstreamNotReady, PdfRejected)):  # a verdict needs no traceback; a crash does
@@ -237,35 +263,45 @@ def _build_one(
             stage: _record(context, store, stage, label, key, status, str(error), versions[stage], rejection)
             for stage in stages
         }
-    outputs, seconds = timed.outputs, timed.seconds
-    outcomes = {stage: _store(context, store, stage, key, outputs[stage], versions[stage], seconds) for stage in stages}
-    progress.built(
-        index, f"{key}: " + ", ".join(f"{stage} {len(outputs[stage].rows)} rows" for stage in stages) + f" in {seconds} s"
-    )
-    return outcomes
+    progress.built(index, built.summary)
+    return {stage: built.outcomes[stage.name] for stage in stages}
 
 
 @dataclass(frozen=True)
-class TimedOutputs:
-    """A PDF's stage outputs and the seconds its build took, on the clock of the process that built it:
-    with workers, the step's process only waits for a result that is often ready (its own clock said 0.0 s)."""
+class StoredPdf:
+    """A PDF whose stage outputs are written: each stage's outcome (by stage name), and the progress
+    line's words for it. Small: this, not the rows, is what a worker sends back."""
 
-    outputs: Mapping[Stage, StageOutput]
-    seconds: float
+    outcomes: Mapping[str, Outcome]
+    summary: str
 
 
-def _timed(build: Callable[[str], Mapping[Stage, StageOutput]]) -> Callable[[str], TimedOutputs]:
-    def timed_build(key: str) -> TimedOutputs:
+def _stored(
+    build: Callable[[str], Mapping[Stage, StageOutput]],
+    store: PartitionStore,
+    stages: Sequence[Stage],
+    versions: Mapping[Stage, str | None],
+    run_id: str,
+) -> Callable[[str], StoredPdf]:
+    """`build`, then its outputs written, in whichever process builds the PDF (a worker encodes its own
+    PDFs' Parquet). `seconds` is the build's, on the clock of the process that built it."""
+
+    def build_and_store(key: str) -> StoredPdf:
         started = time.perf_counter()
         outputs = build(key)
-        return TimedOutputs(outputs, round(time.perf_counter() - started, 3))
+        seconds = round(time.perf_counter() - started, 3)
+        outcomes = {
+            stage.name: _store(store, run_id, stage, key, outputs[stage], versions[stage], seconds) for stage in stages
+        }
+        rows = ", ".join(f"{stage} {len(outputs[stage].rows)} rows" for stage in stages)
+        return StoredPdf(outcomes, f"{key}: {rows} in {seconds} s")
 
-    return timed_build
+    return build_and_store
 
 
 def _store(
-    context: AssetExecutionContext,
     store: PartitionStore,
+    run_id: str,
     stage: Stage,
     key: str,
     output: StageOutput,
@@ -283,7 +319,7 @@ def _store(
             rows=len(output.rows),
             source_sha256=output.source_sha256,
             code_version=code_version,
-            run_id=context.run.run_id,
+            run_id=run_id,
             extra=output.extra,
         ),
     )

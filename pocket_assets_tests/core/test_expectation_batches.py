@@ -123,6 +123,24 @@ def test_the_expectations_process_answers_as_this_process_does(gates: Gates) -> 
         process.close()
 
 
+def test_batches_sent_ahead_are_answered_in_order_and_a_death_fails_them_clearly(gates: Gates) -> None:
+    """The build sends the next batch before reading the verdicts of the one before (`submit_partition_suite`)."""
+    pdfs = corpus()
+    columns = {key: frame_columns(chunks) for key, chunks in pdfs.items()}
+    halves = [dict(list(columns.items())[: len(columns) // 2]), dict(list(columns.items())[len(columns) // 2 :])]
+    process = ExpectationsProcess(EXPECTATIONS_DIR)
+    try:
+        sent = [process.submit_partition_suite(half, *CAPS) for half in halves]
+        assert [future.result() for future in sent] == [expectations_for_batch(gates, half, *CAPS) for half in halves]
+        process._process.kill()
+        sent = [process.submit_partition_suite(half, *CAPS) for half in halves]
+        for future in sent:
+            with pytest.raises(ExpectationsProcessError, match="ended"):
+                future.result()
+    finally:
+        process.close()
+
+
 def test_a_suite_that_does_not_load_is_a_clear_error_from_the_process(tmp_path: Path) -> None:
     directory = copy_expectations(tmp_path, "page_positive", {"$PARAMETER": "first_page"}, "min_value")
     process = ExpectationsProcess(directory)

@@ -8,6 +8,7 @@ from typing import Callable
 import pytest
 from dagster import AssetKey, DagsterInstance
 
+import pocket_assets.defs.assets.quality as quality
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.core.quality.validation import PARTITION_GATES
@@ -99,3 +100,26 @@ def test_a_pdf_whose_upstream_failed_is_not_counted_as_judged(instance: DagsterI
     }
     for gate in PARTITION_GATES:
         assert checks[gate]["pdfs_judged_in_this_run"].value == 2 == checks[gate]["pdfs_judged"].value, gate
+
+
+def test_batches_judged_while_the_next_is_made_give_the_verdicts_of_one_batch(
+    instance: DagsterInstance, built: CorpusPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One PDF a batch: the second batch is sent before the first one's verdicts are read (`CompletedInBatches`);
+    the checks, manifests and files are those of both PDFs in one batch, the broken PDF failing alone."""
+    store = built.store()
+    _break_children(built, "fr/reglement.pdf", lambda c: dataclasses.replace(c, tokens=900))
+    keys = ["fr/reglement.pdf", "intl/rules.pdf"]
+
+    def judged() -> tuple:
+        result = materialize_corpus(instance, built, selection=["validated_chunks"])
+        checks = {e.check_name: e.metadata["failures"].value for e in result.get_asset_check_evaluations()}
+        manifests = [(m.status, m.reason, m.extra) for m in (store.manifest(VALIDATED_CHUNKS, key) for key in keys)]
+        return result.success, checks, manifests, [store.data_path(VALIDATED_CHUNKS, key).read_bytes() for key in keys]
+
+    one_batch = judged()
+    monkeypatch.setattr(quality, "SUITE_BATCH_CHUNKS", 1)
+    assert judged() == one_batch
+    success, checks, manifests, _ = one_batch
+    assert not success and "fr/reglement.pdf" in checks["expectations"] and "intl/rules.pdf" not in checks["expectations"]
+    assert [status for status, _, _ in manifests] == ["failed", "ok"]

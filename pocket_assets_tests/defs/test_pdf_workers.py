@@ -1,8 +1,11 @@
-"""PDFs built in worker processes: key order, one PDF's error or crash fails that PDF alone."""
+"""PDFs built in worker processes: started in the order given, taken as they complete; one PDF's error or
+crash fails that PDF alone."""
 
 from __future__ import annotations
 
 import os
+import time
+from pathlib import Path
 
 import pytest
 
@@ -32,9 +35,9 @@ def _build(key: str) -> tuple[str, int]:
     return key, os.getpid()
 
 
-def test_outputs_come_in_key_order_from_other_processes_and_failures_stay_with_their_pdf() -> None:
+def test_every_pdf_comes_once_from_other_processes_and_failures_stay_with_their_pdf() -> None:
     results = {key: _outcome(built, key) for key, built in build_in_workers(_build, KEYS, workers=2)}
-    assert list(results) == KEYS
+    assert sorted(results) == KEYS
     broken = results["fr/03.pdf"]
     assert type(broken) is PdfError and (broken.source, broken.page, str(broken)) == ("fr/03.pdf", 2, "fr/03.pdf, page 2: broken")
     assert isinstance(results["fr/05.pdf"], WorkerDied) and "fr/05.pdf" in str(results["fr/05.pdf"])
@@ -43,13 +46,36 @@ def test_outputs_come_in_key_order_from_other_processes_and_failures_stay_with_t
     assert all(pid != os.getpid() for _, pid in good.values())
 
 
+def test_a_long_pdf_started_first_holds_no_finished_one_back(tmp_path: Path) -> None:
+    """The long PDF waits until the test has received every short one: taken in the order started, the
+    short ones would only come after it, and it would give up waiting."""
+    finished_short = tmp_path / "short-ones-received"
+
+    def build(key: str) -> str:
+        if key != "a-long.pdf":
+            return "short"
+        deadline = time.monotonic() + 60
+        while not finished_short.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return "saw the short ones first" if finished_short.exists() else "gave up waiting"
+
+    keys = ["a-long.pdf", "b.pdf", "c.pdf", "d.pdf"]
+    results = {}
+    for key, built in build_in_workers(build, keys, workers=2):
+        results[key] = built(key)
+        if set(results) == set(keys[1:]):
+            finished_short.touch()
+    assert list(results) == [*keys[1:], "a-long.pdf"]
+    assert results["a-long.pdf"] == "saw the short ones first"
+
+
 def test_one_worker_builds_in_the_calling_process() -> None:
     results = [built(key) for key, built in build_in_workers(_build, KEYS[:3], workers=1)]
     assert results == [(key, os.getpid()) for key in KEYS[:3]]
 
 
 def test_completed_in_batches_of_bounded_weight_and_a_failed_pdf_raises_at_its_turn() -> None:
-    batches: list[list[str]] = []
+    events: list[str] = []
 
     def made(key: str) -> int:
         if key == "fr/03.pdf":
@@ -57,14 +83,32 @@ def test_completed_in_batches_of_bounded_weight_and_a_failed_pdf_raises_at_its_t
         return int(key[3:5])
 
     def complete(outputs):
-        batches.append(list(outputs))
-        return {key: value * 10 for key, value in outputs.items()}
+        batch = "+".join(key[3:5] for key in outputs)
+        events.append(f"sent {batch}")
+
+        def completed():
+            events.append(f"waited {batch}")
+            return {key: value * 10 for key, value in outputs.items()}
+
+        return completed
 
     completed = CompletedInBatches(made, KEYS, complete, weight=lambda value: 1, batch_weight=3)
-    results = {key: _outcome(completed, key) for key in KEYS}
+    results = {}
+    for key in KEYS:
+        results[key] = _outcome(completed, key)
+        events.append(f"took {key[3:5]}")
     assert isinstance(results.pop("fr/03.pdf"), PdfError)
     assert results == {key: int(key[3:5]) * 10 for key in results}
-    assert batches == [["fr/00.pdf", "fr/01.pdf", "fr/02.pdf"], ["fr/04.pdf", "fr/05.pdf", "fr/06.pdf"]]
+    assert events == [
+        "sent 00+01+02",
+        "sent 04+05+06",  # the next batch is made and sent before the first one's verdicts are waited for
+        "waited 00+01+02",
+        *(f"took 0{index}" for index in range(4)),
+        "waited 04+05+06",
+        *(f"took 0{index}" for index in range(4, 7)),
+    ]
+    with pytest.raises(KeyError, match="fr/09.pdf"):
+        completed("fr/09.pdf")
 
 
 def test_the_worker_count_comes_from_the_environment_or_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,13 @@ the start of a build: it imports GE and loads the suites on the other core while
 build imports Dagster, extracts and chunks, then answers requests (the partition suite
 over a batch of PDFs, the corpus suite) one at a time over its stdin and stdout.
 
+A long build starts it later (`starts_early`): its chunking step starts it once its
+workers are gone, so that the import runs on the core the run leaves idle then, not
+beside the workers (memory). The caller may send a request before the answer to the
+previous one is read (`submit_partition_suite`: a thread of the client sends requests
+and reads answers in order), so the build prepares its next batch while this process
+judges one.
+
 Why not `multiprocessing`'s forkserver with GE preloaded: every process it forks first
 re-imports the parent's `__main__` (`spawn.prepare`); under a Dagster run worker that is
 the `dagster` command, whose import costs seconds per process. Why one process, not a
@@ -28,6 +35,7 @@ import subprocess
 import sys
 import threading
 import traceback
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Mapping
 
@@ -44,7 +52,8 @@ class ExpectationsProcessError(RuntimeError):
 
 
 class ExpectationsProcess:
-    """A client of one expectations process (one expectations folder); thread-compatible, not thread-safe."""
+    """A client of one expectations process (one expectations folder). Requests go through one thread
+    of the client, which sends each and reads its answer, so they are answered in the order submitted."""
 
     def __init__(self, expectations_dir: Path) -> None:
         self.expectations_dir = expectations_dir
@@ -55,24 +64,33 @@ class ExpectationsProcess:
             env=_child_environment(),
         )
         self._ready = False
+        self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations-process")
 
     def partition_suite(
         self, columns_by_key: Mapping[str, Columns], parent_tokens: int, max_tokens: int
     ) -> dict[str, tuple[GateResult, ...]]:
         """Each PDF's partition-suite results (`expectation_batches.expectations_for_batch`)."""
-        return self._ask("partition_suite", dict(columns_by_key), parent_tokens, max_tokens)
+        return self.submit_partition_suite(columns_by_key, parent_tokens, max_tokens).result()
+
+    def submit_partition_suite(
+        self, columns_by_key: Mapping[str, Columns], parent_tokens: int, max_tokens: int
+    ) -> Future[dict[str, tuple[GateResult, ...]]]:
+        """`partition_suite`, returning at once: the caller prepares its next batch meanwhile."""
+        return self._sender.submit(self._ask, "partition_suite", dict(columns_by_key), parent_tokens, max_tokens)
 
     def corpus_suite(self, columns: Columns, label: str = "corpus") -> GateReport:
         """`validation.validate_corpus_ids` over these columns."""
-        return self._ask("corpus_suite", dict(columns), label)
+        return self._sender.submit(self._ask, "corpus_suite", dict(columns), label).result()
 
     def close(self) -> None:
+        self._sender.shutdown(wait=True)
         if self._process.poll() is None:
             assert self._process.stdin is not None
             self._process.stdin.close()
             self._process.wait()
 
     def _ask(self, request: str, *arguments: Any) -> Any:
+        """On the sender thread: one request sent and its answer read."""
         stdin, stdout = self._process.stdin, self._process.stdout
         assert stdin is not None and stdout is not None
         try:
@@ -115,8 +133,8 @@ _LOCK = threading.Lock()
 
 # A run of at most this many PDFs starts the process at its start, so that GE's seconds of loading
 # overlap the run's extraction and chunking (the one-PDF build's critical path). A longer run starts
-# it at its first request: the wait is a few percent of such a run, while the process's ~200 MiB held
-# beside the extraction and chunking workers would set the build's memory peak.
+# it once its chunking workers are gone (the process's ~200 MiB held beside them would set the build's
+# memory peak): the import then runs beside the step's own work on a core that would idle.
 EARLY_START_MAX_PDFS = 8
 
 
@@ -138,6 +156,7 @@ def prestart(expectations_dir: Path) -> ExpectationsProcess:
 def expectations_process(expectations_dir: Path) -> ExpectationsProcess:
     """Same as `prestart`: the caller's first request waits for the suites."""
     return prestart(expectations_dir)
+
 
 
 def expectations_dir_from(environ: Mapping[str, str], root: Path) -> Path:

@@ -24,6 +24,7 @@ from pocket_assets.core.records import (
 )
 from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tables.summaries import summarize_tables
+from pocket_assets.defs.assets.quality import prestart_if_validating
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_asset, pdf_multi_asset
 from pocket_assets.defs.pdf_workers import WorkersResource
@@ -101,6 +102,9 @@ def chunks(
         build,
         {stage: stage.version(settings) for stage in (PARENTS, CHILDREN)},
         workers=workers.count(),
+        # The run's last step on every core: once its workers are gone, Great Expectations imports on the
+        # core they leave idle (while this step's events are stored and tables summarized), not beside them.
+        after_building=lambda: prestart_if_validating(context, paths.expectations_path),
     )
 
 
@@ -117,6 +121,7 @@ def table_summaries(
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
     summarizer: SummarizerResource,
+    workers: WorkersResource,
 ) -> Iterator[MaterializeResult]:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer)
@@ -147,4 +152,6 @@ def table_summaries(
             table_types=MetadataValue.json(stats.table_types),
         )
 
-    yield from run_per_pdf(context, store, build, TABLE_SUMMARIES.version(settings))
+    # On workers too: the summary cache is SQLite, safe across processes; a summary is the same whether
+    # a copy of the table was summarized before it or beside it (only `cache_hits` tells them apart).
+    yield from run_per_pdf(context, store, build, TABLE_SUMMARIES.version(settings), workers=workers.count())

@@ -11,7 +11,8 @@ text. The checks do not block: one PDF must not stop the others' export; the
 `every_pdf_built` check fails the run instead.
 """
 
-from typing import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Callable, Iterator, Mapping, Sequence
 
 from dagster import (
     AssetCheckResult,
@@ -29,6 +30,7 @@ from pocket_assets.core.quality.gate_findings import (
     findings_to_json,
     gate_findings,
 )
+from pocket_assets.core.quality.expectations_process import prestart
 from pocket_assets.core.quality.report import write_report_html
 from pocket_assets.core.quality.validation import (
     PARTITION_GATES,
@@ -109,7 +111,6 @@ def validated_chunks(
     if len(context.partition_keys) > KEEP_TOKENIZER_MAX_PDFS:
         release_tokenizers()  # nothing from here to the export counts tokens: off the validation and export peaks
     chunk_schema = gates.chunk_schema(paths.expectations_path)
-    expectations = gates.expectations(paths.expectations_path)
     keys = sorted(context.partition_keys)
 
     def judge(key: str) -> Judged:
@@ -117,14 +118,21 @@ def validated_chunks(
         page_records = [page_from_dict(row) for row in store.read(PAGES, key)]
         return chunks, page_records, check_without_expectations(chunk_schema, key, chunks, page_records, policy)
 
-    def with_suite(judged: Mapping[str, Judged]) -> dict[str, Judged]:
+    def with_suite(judged: Mapping[str, Judged]) -> Callable[[], dict[str, Judged]]:
         columns = {key: frame_columns(chunks) for key, (chunks, _, _) in judged.items()}
-        suite = expectations.partition_suite(columns, policy.parent_tokens, policy.max_tokens)
-        return {key: (chunks, pages, with_expectations(report, suite[key])) for key, (chunks, pages, report) in judged.items()}
+        # The process is asked for when there is something to judge: a run whose PDFs were all skipped never starts it.
+        expectations = gates.expectations(paths.expectations_path)
+        sent = expectations.submit_partition_suite(columns, policy.parent_tokens, policy.max_tokens)
+
+        def completed() -> dict[str, Judged]:
+            results = sent.result()
+            return {key: (chunks, pages, with_expectations(report, results[key])) for key, (chunks, pages, report) in judged.items()}
+
+        return completed
 
     # Schema and coverage run in this process (~5 % of a build's CPU): forked workers here would sit beside
     # the Great Expectations process, at the build's memory peak (~110 MiB more on 187 PDFs, issue 18).
-    # The suite runs in the Great Expectations process, once per batch.
+    # The suite runs in the Great Expectations process, once per batch, while this process judges the next.
     verdicts = CompletedInBatches(judge, keys, with_suite, lambda judged: len(judged[0]), SUITE_BATCH_CHUNKS)
 
     def build(key: str) -> StageOutput:
@@ -155,6 +163,16 @@ def validated_chunks(
         return [_gate_check(gate, judged, judged_in_run) for gate in PARTITION_GATES]
 
     yield from run_per_pdf(context, store, build, VALIDATED_CHUNKS.version(settings), checks=checks)
+
+
+def prestart_if_validating(context: AssetExecutionContext, expectations_dir: Path) -> None:
+    """Start the Great Expectations process now if this process runs `validated_chunks` later in this
+    run (the in-process executor runs every step of the run here; the multiprocess one, one step per
+    process), so that its seconds of import overlap what comes before validation, on a core that would
+    idle. The caller picks the moment: the chunking step once its workers are gone."""
+    plan = context.op_execution_context.get_step_execution_context().execution_plan
+    if VALIDATED_CHUNKS.name in plan.step_keys_to_execute:
+        prestart(expectations_dir)
 
 
 def _failure_sentence(key: str, findings: list[GateFinding]) -> str:
