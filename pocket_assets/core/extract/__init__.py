@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import out_of_step, running_in_slots, running_signatures, scattered
-from pocket_assets.core.extract.headings import HeadingScale, StyleCensus
+from pocket_assets.core.extract.headings import HeadingScale, StyleCensus, forget_wordings
 from pocket_assets.core.extract.reading_order import document_column_lefts
 from pocket_assets.core.extract.markdown import (
     RenderedPage,
@@ -79,11 +79,14 @@ def iter_rendered_pages(
     scale = HeadingScale.from_census(census)
     section_level = 0
     after_bare_label = False
-    for scan, column_left in zip(scans, column_lefts):
-        rendered = render_page(scan, running, scale, column_left, section_level, after_bare_label)
-        section_level = rendered.section_level
-        after_bare_label = rendered.ends_with_bare_label
-        yield rendered
+    try:
+        for scan, column_left in zip(scans, column_lefts):
+            rendered = render_page(scan, running, scale, column_left, section_level, after_bare_label)
+            section_level = rendered.section_level
+            after_bare_label = rendered.ends_with_bare_label
+            yield rendered
+    finally:
+        forget_wordings()
 
 
 def extract_pages(

@@ -84,6 +84,8 @@ SLOT_SLACK = 1.0  # pt: a page template sets its running lines at one height; bo
 def clean_text(text: str) -> str:
     """Normalize one span or line: ligatures and private-use bullets mapped, odd spaces plain,
     accents set as separate glyphs composed with their letter, NFC."""
+    if text.isascii() and "`" not in text and "^" not in text:
+        return text  # every mapping below starts from a non-ASCII character or a spacing accent
     text = text.translate(_LIGATURE_TABLE)
     text = INVISIBLES.sub("", text)
     text = ODD_SPACES.sub(" ", text)
@@ -113,18 +115,18 @@ def collapse_spaces(text: str) -> str:
 
 def join_lines(lines: Iterable[str]) -> str:
     """Join a paragraph's lines with spaces, re-gluing words hyphenated at a line end."""
-    joined = ""
+    parts: list[str] = []
     for line in lines:
         line = collapse_spaces(line)
         if not line:
             continue
-        if not joined:
-            joined = line
-        elif _HYPHEN_CUT.search(joined) and line[0].islower():
-            joined = joined[:-1] + line
+        # Only the end of the text so far can be a cut (parts are stripped, so a lone "-" follows a space):
+        # looking at its last two characters keeps a long paragraph's join linear.
+        if parts and _HYPHEN_CUT.search(parts[-1][-2:]) and line[0].islower():
+            parts[-1] = parts[-1][:-1] + line
         else:
-            joined = f"{joined} {line}"
-    return joined
+            parts.append(line)
+    return " ".join(parts)
 
 
 def is_page_counter(text: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pocket_assets.core.extract.cleanup import title_key
 from pocket_assets.core.extract.numbering import ARTICLE_RANK, DECIMAL, KIND_RANKS, read_label
@@ -22,8 +23,10 @@ MAX_LABEL_LEVEL = 6  # labelled parts nest deeper (TITRE > CHAPITRE > Section > 
 LARGER_THAN_BODY = 1.12  # a size ratio above which text stands out as a heading
 MAX_HEADING_LINES = 3
 MAX_HEADING_CHARS = 160
+WORDINGS_KEPT = 32768  # short paragraphs read once by the census and again by the render (refman: ~23,000)
 
 _LETTER = re.compile(r"[^\W\d_]")
+_TWO_LETTERS = re.compile(r"[^\W\d_].*?[^\W\d_]", re.DOTALL)
 _CLOSING = re.compile(r"[;,]\s*$")  # an enumeration item, not a title
 MAX_TITLE_WORDS = 15
 MAX_NUMBERED_TITLE_WORDS = 10
@@ -73,7 +76,7 @@ def reads_as_heading(text: str, line_count: int) -> bool:
     letters = _LETTER.findall(text)
     return (
         len(letters) >= MIN_CAPITALS
-        and not any(letter.islower() for letter in letters)
+        and not any(map(str.islower, letters))
         and bool(_WORD.search(text))
         and not _CODE_OR_MATH.search(text)
     )
@@ -89,14 +92,10 @@ def paragraph_shape(paragraph: Paragraph) -> Shape | None:
     lines = paragraph.lines
     if len(lines) > MAX_HEADING_LINES:
         return None
-    text = " ".join(line.text.strip() for line in lines)
-    numbered = is_section_number(text)
-    if len(text) > MAX_HEADING_CHARS or (len(_LETTER.findall(text)) < 2 and not numbered):
+    wording = _wording(" ".join(line.text.strip() for line in lines), len(lines), lines[-1].spread)
+    if wording is None:
         return None
-    # Table-of-contents entries: dot leaders, or a page number set apart at the right.
-    if _CAPTION.match(text) or _DOT_LEADERS.search(text) or (lines[-1].spread and _TOC_PAGE_NUMBER.match(text)):
-        return None
-    label = read_label(text)
+    numbered, label_end, rank, plain_heading = wording
     mono = any(line.mono for line in lines)
     return (
         min(line.size for line in lines),
@@ -104,10 +103,33 @@ def paragraph_shape(paragraph: Paragraph) -> Shape | None:
         all(line.bold for line in lines),
         mono,
         numbered,
-        bool(_LABEL_END.search(text)),
-        label.rank if label else 0,
-        not mono and reads_as_heading(text, len(lines)),
+        label_end,
+        rank,
+        not mono and plain_heading,
     )
+
+
+@lru_cache(maxsize=WORDINGS_KEPT)
+def _wording(text: str, line_count: int, spread: bool) -> tuple[bool, bool, int, bool] | None:
+    """What the words of a short paragraph say: (section-numbered, ends as a label, label rank, reads as a
+    heading in body type), or None when they rule a heading out. `spread`: its last line has pieces far
+    apart. Cached: the style census asks it of every page before the render asks it again, so the
+    cache holds a long document's short paragraphs (`forget_wordings` empties it after each document)."""
+    if len(text) > MAX_HEADING_CHARS:
+        return None
+    numbered = is_section_number(text)
+    if not numbered and not _TWO_LETTERS.search(text):
+        return None
+    # Table-of-contents entries: dot leaders, or a page number set apart at the right.
+    if _CAPTION.match(text) or _DOT_LEADERS.search(text) or (spread and _TOC_PAGE_NUMBER.match(text)):
+        return None
+    label = read_label(text)
+    return numbered, bool(_LABEL_END.search(text)), label.rank if label else 0, reads_as_heading(text, line_count)
+
+
+def forget_wordings() -> None:
+    """Empty `_wording`'s cache: a document's paragraphs are not the next one's (memory stays bounded)."""
+    _wording.cache_clear()
 
 
 def heading_style(shape: Shape | None, body_size: float) -> StyleKey | None:

@@ -24,14 +24,13 @@ from pocket_assets.core.extract.headings import (
 )
 from pocket_assets.core.extract.numbering import is_bare_label, read_label
 from pocket_assets.core.extract.reading_order import Line, Paragraph, split_margin_labels, split_paragraphs
-from pocket_assets.core.extract.scan import EMPTY_WARNING, PageScan
+from pocket_assets.core.extract.scan import EDGE_SLACK, EMPTY_WARNING, PageScan
 from pocket_assets.core.extract.tables import pipe_table
 from pocket_assets.core.records import Block, TableCells
 
 BLOCK_SEPARATOR = "\n\n"
 CODE_FENCE = "```"
 EQUATION_FENCE = "$$"
-EDGE_SLACK = 2.0  # pt: lines this close to the page's first or last line share its edge (and its place)
 MONO_CHAR_WIDTH = 0.6  # a monospaced glyph is about 0.6 em wide: turns x offsets into indentation
 
 _BULLET_ITEM = re.compile(r"^\s*[•◦▪▫‣⁃●○■□∙·*–—-]\s+(?=\S)")
@@ -76,30 +75,6 @@ def list_item_markdown(text: str) -> str:
     return f"- {text[bullet.end() :]}" if bullet else f"- {text}"
 
 
-def _margin_places(scan: PageScan) -> dict[int, tuple[str, bool]]:
-    """Lines that may be running headers, footers or page counters: id -> (place, in a margin band).
-
-    Lines in the top or bottom band are candidates whatever they say. A page counter
-    set higher (LaTeX's footer sits at ~85% of an A4 page) is one only as the page's
-    first or last line, and it is removed only when the same place holds one on
-    several pages, so a lone number in the text is never taken for it.
-    """
-    lines = [line for block in scan.blocks for line in block]
-    if not lines:
-        return {}
-    top = min(line.y0 for line in lines)
-    bottom = max(line.y1 for line in lines)
-    places: dict[int, tuple[str, bool]] = {}
-    for line in lines:
-        band = scan.margin_position(line)
-        if band is not None:
-            places[id(line)] = (band, True)
-        elif is_page_counter(line.text) and (line.y0 <= top + EDGE_SLACK or line.y1 >= bottom - EDGE_SLACK):
-            edge = "top" if line.y0 <= top + EDGE_SLACK else "bottom"
-            places[id(line)] = (f"{edge}@{round(line.y0 / EDGE_SLACK) * EDGE_SLACK:g}", False)
-    return places
-
-
 def _apart_from_text(line: Line, place: str, lines: list[Line]) -> bool:
     """Whether a margin line stands off the page's text by at least its own height, on the text's side.
 
@@ -117,33 +92,31 @@ def _apart_from_text(line: Line, place: str, lines: list[Line]) -> bool:
 
 def margin_lines(scan: PageScan) -> tuple[MarginLine, ...]:
     """The lines that may run from page to page, the input of running-header detection."""
-    places = _margin_places(scan)
     lines = [line for block in scan.blocks for line in block]
+    places = [place for block in scan.margin_places for place in block]
     return tuple(
         MarginLine(
             scan.number,
-            margin_signature(places[id(line)][0], line.text),
-            places[id(line)][0] if places[id(line)][1] else "",
+            margin_signature(place, line.text),
+            place if in_band else "",
             line.y0,
             line.size,
             header_titles(line.text),
-            places[id(line)][1] and _apart_from_text(line, places[id(line)][0], lines),
+            in_band and _apart_from_text(line, place, lines),
             numbers_of(line.text),
         )
-        for line in lines
-        if id(line) in places
+        for line, (place, in_band) in zip(lines, places)
+        if place
     )
 
 
 def strip_margins(scan: PageScan, running: frozenset[str]) -> tuple[list[list[Line]], tuple[str, ...]]:
     """The page's blocks without running headers, footers and page counters, and what was removed."""
-    places = _margin_places(scan)
     kept: list[list[Line]] = []
     removed: list[str] = []
-    for lines in scan.blocks:
+    for lines, places in zip(scan.blocks, scan.margin_places):
         block = []
-        for line in lines:
-            place, in_band = places.get(id(line), ("", False))
+        for line, (place, in_band) in zip(lines, places):
             if place and ((in_band and is_page_counter(line.text)) or margin_signature(place, line.text) in running):
                 removed.append(line.text)
             else:

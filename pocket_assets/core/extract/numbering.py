@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Named kinds, outermost first; synonyms share a rank. `annexe` stands apart from the body's ladder.
 KIND_RANKS = {
@@ -74,8 +75,10 @@ class Label:
         return self.kind in ("article", "art") or self.kind == DECIMAL
 
 
+@lru_cache(maxsize=8192)
 def read_label(text: str) -> Label | None:
-    """The label at the start of `text`, else None (a bare `3` may open a list, so it needs a dot after it)."""
+    """The label at the start of `text`, else None (a bare `3` may open a list, so it needs a dot after it).
+    Cached: extraction asks it of each short paragraph several times (shape, level, title)."""
     text = text.lstrip("#\\ ")
     named = _NAMED.match(text)
     if named:

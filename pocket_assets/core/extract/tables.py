@@ -13,12 +13,13 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import pymupdf
 
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join_lines
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
+from pocket_assets.core.extract.table_chars import fast_table_chars
 from pocket_assets.core.pymupdf_layout import load_layout_model
 from pocket_assets.core.records import TableCells
 
@@ -118,20 +119,17 @@ def _cell_text(value: str | None) -> str:
     return collapse_spaces(clean_text(value or "").replace("\n", " "))
 
 
-def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tuple]) -> str:
+def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tuple[float, float, tuple]]) -> str:
     """The words whose centre lies in the cell, in reading order, separated as on the page.
 
     `Table.extract()` joins characters and loses the spaces TeX never writes
-    (`insèredecl directemententête`), so cells are read from MuPDF's words instead.
+    (`insèredecl directemententête`), so cells are read from MuPDF's words instead
+    (`words`: each word's centre x and y, then the word).
     """
     if cell is None:
         return ""
     x0, y0, x1, y1 = cell
-    inside = [
-        word
-        for word in words
-        if x0 <= (word[0] + word[2]) / 2 <= x1 and y0 <= (word[1] + word[3]) / 2 <= y1
-    ]
+    inside = [word for cx, cy, word in words if x0 <= cx <= x1 and y0 <= cy <= y1]
     inside.sort(key=lambda word: (word[5], word[6], word[7]))
     lines: dict[tuple[int, int], list[str]] = {}
     for word in inside:
@@ -139,19 +137,24 @@ def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tupl
     return _cell_text(join_lines(" ".join(line) for line in lines.values()))
 
 
-def find_page_tables(page: pymupdf.Page, use_layout: bool = False) -> list[FoundTable]:
+def find_page_tables(
+    page: pymupdf.Page, use_layout: bool = False, textpage: pymupdf.TextPage | None = None
+) -> list[FoundTable]:
     """Tables of at least 2 rows and 2 columns with some text, in top-to-bottom order.
 
     Extraction finds ruled tables only (`use_layout=False`); the layout model also finds
-    unruled ones but costs ~200x plain text extraction per page.
+    unruled ones but costs ~200x plain text extraction per page. `textpage`: the page's
+    own text read with DICT_FLAGS (the scan's), so the cells' words are not read again.
     """
     if use_layout:
         load_layout_model()
     found = []
-    page_tables = page.find_tables(use_layout=use_layout).tables
-    words = page.get_text("words", flags=DICT_FLAGS) if page_tables else []
+    with fast_table_chars():
+        page_tables = page.find_tables(use_layout=use_layout).tables
+    words = page.get_text("words", flags=DICT_FLAGS, textpage=textpage) if page_tables else []
+    centred = [((word[0] + word[2]) / 2, (word[1] + word[3]) / 2, word) for word in words]
     for table in page_tables:
-        rows = [tuple(_cell_words(cell, words) for cell in row.cells) for row in table.rows]
+        rows = [tuple(_cell_words(cell, centred) for cell in row.cells) for row in table.rows]
         rows = [row for row in rows if any(row)]
         if len(rows) < 2 or max(len(row) for row in rows) < 2:
             continue
@@ -200,9 +203,12 @@ _ELISION = re.compile(r"^\s*(?:\.\.\.|…)\s*$")
 _CODE = re.compile(r"<-|[(){};=\\\"#]|^>|^\+\s")  # R and TeX code among monospaced cells
 
 
-@dataclass(frozen=True, slots=True)
-class _Piece:
-    """A raw text line of the page dictionary: one run of text on a baseline."""
+class _Piece(NamedTuple):
+    """A raw text line of the page dictionary: one run of text on a baseline.
+
+    Named tuples, not frozen dataclasses: every line of every page becomes one, and a
+    tuple is built in C (a frozen dataclass sets each field through object.__setattr__).
+    """
 
     x0: float
     y0: float
@@ -214,8 +220,7 @@ class _Piece:
 _Row = list[_Piece]  # pieces sharing a baseline, left to right
 
 
-@dataclass(frozen=True, slots=True)
-class _Word:
+class _Word(NamedTuple):
     x0: float
     x1: float
     text: str
@@ -347,9 +352,10 @@ def _padded(rows: list[_Row]) -> bool:
     is not it), and be clearly wider than the single spacing beside it (not loose leading).
     """
     pitches = [_pitch(upper, lower) for upper, lower in zip(rows, rows[1:])]
-    if not pitches or min(pitches) > WRAP_PITCH:
+    single = min(pitches, default=WRAP_PITCH + 1)
+    if single > WRAP_PITCH:
         return False
-    padded = sum(pitch >= PADDING * min(pitches) and pitch > WRAP_PITCH for pitch in pitches)
+    padded = sum(pitch >= PADDING * single and pitch > WRAP_PITCH for pitch in pitches)
     return padded >= MIN_PADDED and padded * PADDED_SHARE >= len(pitches)
 
 
@@ -372,9 +378,12 @@ def _join_wrapped(rows: list[_Row]) -> list[_Row]:
 
 
 def _words(piece: _Piece) -> list[_Word]:
-    return [
-        _Word(span["bbox"][0], span["bbox"][2], span["text"].strip()) for span in piece.spans if span["text"].strip()
-    ]
+    words = []
+    for span in piece.spans:
+        text = span["text"].strip()
+        if text:
+            words.append(_Word(span["bbox"][0], span["bbox"][2], text))
+    return words
 
 
 def _all_mono(rows: list[_Row]) -> bool:
