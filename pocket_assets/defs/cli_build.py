@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Collection, Sequence
 
@@ -10,6 +11,7 @@ from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.core.pdf import RawFolderScan, printable_name
 from pocket_assets.defs.build import build_definitions
+from pocket_assets.defs.event_shards import event_log_held_open
 from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partition_ranges import contiguous_ranges, range_tags
@@ -19,7 +21,7 @@ from pocket_assets.defs.resources import CorpusPaths, default_paths
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.runstate.stages import SOURCE, STAGES, Stage
 from pocket_assets.runstate.staleness import NOT_OK, first_problem
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
 
 CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 
@@ -56,19 +58,23 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
     runs_ok = True
     run_ids: set[str] = set()
     for start, end in contiguous_ranges(ordered, wanted):
-        result = job.execute_in_process(
-            instance=instance,
-            tags=range_tags(start, end),
-            run_config=CONSOLE_INFO,
-            asset_selection=selection,
-            raise_on_error=False,
-        )
+        run_id = str(uuid.uuid4())  # Dagster's own form of run id
+        with event_log_held_open(instance, run_id):
+            result = job.execute_in_process(
+                instance=instance,
+                run_id=run_id,
+                tags=range_tags(start, end),
+                run_config=CONSOLE_INFO,
+                asset_selection=selection,
+                raise_on_error=False,
+            )
         runs_ok = runs_ok and result.success
         run_ids.add(result.run_id)
         count = ordered.index(end) - ordered.index(start) + 1
         what = start if count == 1 else f"{count} PDFs, {start} .. {end}"
         print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {what}")
-    summaries = [summarize_pdf(paths.store(), key, run_ids) for key in wanted]
+    store = ManifestsReadOnce(paths.store().root)
+    summaries = [summarize_pdf(store, key, run_ids) for key in wanted]
     not_built = () if pdfs else scan.refused
     print_summary(summaries, paths, not_built, () if pdfs else scan.ignored)
     clean = runs_ok and not not_built and not any(summary.failure for summary in summaries)
@@ -77,6 +83,20 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
 
 class PdfArgumentError(ValueError):
     """A `--pdf` that names no buildable PDF of the raw folder; the message says why, in one sentence."""
+
+
+@dataclass(frozen=True)
+class ManifestsReadOnce(PartitionStore):
+    """The store as the summary reads it, after the run: each manifest read from disk once (a PDF's
+    summary asks for each of its manifests ~4 times: rows, failure, warnings)."""
+
+    manifests: dict[tuple[str, str], PartitionManifest | None] = field(default_factory=dict, compare=False)
+
+    def manifest(self, stage: Stage, partition_key: str) -> PartitionManifest | None:
+        key = (stage.name, partition_key)
+        if key not in self.manifests:
+            self.manifests[key] = super().manifest(stage, partition_key)
+        return self.manifests[key]
 
 
 def summarize_pdf(store: PartitionStore, key: str, run_ids: Collection[str] = ()) -> PdfSummary:

@@ -23,7 +23,8 @@ green again. So each stage:
    and the stage's figures (the column schema, the same for every PDF, is the
    asset's: `partitions`); run totals go to the run log;
 3. plans each failed PDF again after its materialization (`mark_failed`), so the
-   run's failure makes Dagster show exactly that partition failed;
+   run's failure makes Dagster show exactly that partition failed; a step that
+   fails as a whole plans every PDF of the run (`planned_events.mark_crashed`);
 4. fails the run: the `every_pdf_built` check does it after the export, so the
    other PDFs still ship; in a run without that check, the run's last per-PDF
    stage fails its step (earlier ones must not: their good PDFs go on).
@@ -48,15 +49,14 @@ from dagster import (
     MetadataValue,
 )
 
-# Private, and unavoidable: Dagster 1.13 has no public way to report a planned materialization
-# (see `mark_failed`), which is what makes one partition of a many-PDF step show failed; nor to add
-# many partitions' metadata in less than quadratic time (see `add_partition_metadata`).
-from dagster._core.events import AssetMaterializationPlannedData, DagsterEvent, DagsterEventType
+# Private, and needed at scale: Dagster 1.13 has no public way to add many partitions' metadata in
+# less than quadratic time (see `add_partition_metadata`).
 from dagster._core.execution.context.metadata_logging import AssetMetadataHandle, OutputMetadataAccumulator
 
 from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.defs.pdf_errors import PER_PDF_ERRORS, PdfRejected
 from pocket_assets.defs.pdf_workers import build_in_workers
+from pocket_assets.defs.planned_events import mark_crashed, mark_failed
 from pocket_assets.defs.run_progress import ProgressLog
 from pocket_assets.runstate.stages import SOURCE, Stage, stage_named
 from pocket_assets.runstate.storage import (
@@ -139,26 +139,34 @@ def run_per_pdf_stages(
     progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)
     stored = _stored(build, store, stages, versions, context.run.run_id)
     started = longest_first(store, keys) if workers > 1 else keys
+    materialized: list[AssetKey] = []
     try:
-        for index, (key, built) in enumerate(build_in_workers(stored, started, workers), start=1):
-            for stage, outcome in _build_one(context, store, stages, key, built, versions, progress, index).items():
-                outcomes[stage].append(outcome)
-            return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
-    finally:
-        progress.flush()  # also when the step fails: the PDFs it did build are in the log
-    if after_building is not None and any(outcome.ok for outcome in outcomes[stages[-1]]):
-        after_building()
-    for stage in stages:
-        outcomes[stage].sort(key=lambda outcome: outcome.partition_key)  # the run's events in key order, as serial
-        add_partition_metadata(context, stage, outcomes[stage])
-        context.log.info(run_totals(stage.name, outcomes[stage]))
-        check_results = list(checks(outcomes[stage])) if checks is not None else []
-        yield MaterializeResult(asset_key=stage.name, check_results=check_results)
+        try:
+            for index, (key, built) in enumerate(build_in_workers(stored, started, workers), start=1):
+                for stage, outcome in _build_one(context, store, stages, key, built, versions, progress, index).items():
+                    outcomes[stage].append(outcome)
+                return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
+        finally:
+            progress.flush()  # also when the step fails: the PDFs it did build are in the log
+        if after_building is not None and any(outcome.ok for outcome in outcomes[stages[-1]]):
+            after_building()
+        for stage in stages:
+            outcomes[stage].sort(key=lambda outcome: outcome.partition_key)  # the run's events in key order, as serial
+            add_partition_metadata(context, stage, outcomes[stage])
+            context.log.info(run_totals(stage.name, outcomes[stage]))
+            check_results = list(checks(outcomes[stage])) if checks is not None else []
+            yield MaterializeResult(asset_key=stage.name, check_results=check_results)
+            materialized.append(AssetKey(stage.name))
+    except Exception:
+        made_here = [AssetKey(stage.name) for stage in stages]
+        mark_crashed(context, made_here, materialized, keys)  # shown failed, PDF by PDF, once the run fails
+        raise
     failed = [outcome for outcome in outcomes[stages[-1]] if not outcome.ok]
     if not failed:
         return
     for stage in stages:
-        mark_failed(context, stage, [outcome.partition_key for outcome in outcomes[stage] if not outcome.ok])
+        failed_here = [outcome.partition_key for outcome in outcomes[stage] if not outcome.ok]
+        mark_failed(context, AssetKey(stage.name), failed_here, "failed in this run")
     if not _failure_reported_later(context, stages):
         raise Failure(
             description=f"{len(failed)} of {len(keys)} PDF(s) failed {stages[-1]}: "
@@ -213,24 +221,6 @@ def add_partition_metadata(context: AssetExecutionContext, stage: Stage, outcome
         handle = AssetMetadataHandle(asset_key=AssetKey(stage.name), partition_key=outcome.partition_key)
         added[handle] = {**so_far.get(handle, {}), **added.get(handle, {}), **outcome.metadata}
     step._metadata_accumulator = OutputMetadataAccumulator(per_output_metadata={**so_far, **added})  # noqa: SLF001
-
-
-def mark_failed(context: AssetExecutionContext, stage: Stage, partition_keys: Sequence[str]) -> None:
-    """Plan these partitions again after their materialization: once the run fails, Dagster shows them failed.
-
-    The framework's own planned events are made the same way (`run_domain.py`); this one
-    only comes later in the run, so it is each partition's latest event.
-    """
-    step_key = context.op_execution_context.get_step_execution_context().step.key
-    for key in partition_keys:
-        event = DagsterEvent(
-            event_type_value=DagsterEventType.ASSET_MATERIALIZATION_PLANNED.value,
-            job_name=context.run.job_name,
-            message=f"{stage} {key} failed in this run: planned again with no materialization, so it shows failed",
-            event_specific_data=AssetMaterializationPlannedData(AssetKey(stage.name), partition=key),
-            step_key=step_key,
-        )
-        context.instance.report_dagster_event(event, context.run.run_id, logging.WARNING)
 
 
 def run_totals(asset: str, outcomes: Sequence[Outcome]) -> str:

@@ -4,7 +4,9 @@ After a build of the sample corpus, each PDF partition's latest materialization
 carries its own row count; after a build where only `fr/faq.pdf` fails a gate
 (a stricter copy of the suites), the build names it and exits non-zero, the
 other PDFs are exported, and `fr/faq.pdf` is failed, not materialized, until it
-is rebuilt clean.
+is rebuilt clean. A step that fails as a whole shows every PDF of the run failed
+for its assets and the later ones. The build command's runs plan one
+materialization per asset, not one per PDF and asset (`defs/planned_events.py`).
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from dagster import AssetKey, DagsterInstance
+from dagster import AssetKey, DagsterEventType, DagsterInstance
+from dagster._core.secrets.env_file import get_env_var_dict
 from dagster._core.workspace.context import WorkspaceRequestContext
 from dagster_graphql.test.utils import define_out_of_process_context, execute_dagster_graphql
 
-from pocket_assets.cli import main
+import pocket_assets.defs.assets.chunking as chunking_assets
+from pocket_assets.cli import SUBSET_PLANNED_EVENTS, main
 from pocket_assets.core.export.corpus_files import parse_sdk_file
-from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, VALIDATED_CHUNKS
+from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, RAW_PDF, TABLE_SUMMARIES, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionStore
 from pocket_assets_tests.pdf_factory import REPO_ROOT, SAMPLE_RAW
 from pocket_assets_tests.stricter_suites import suites_refusing
@@ -74,6 +78,10 @@ def build(corpus: dict[str, Path], *pdfs: str) -> int:
     return main([*args, *(arg for pdf in pdfs for arg in ("--pdf", pdf))])
 
 
+def pdf_keys(corpus: dict[str, Path]) -> list[str]:
+    return sorted(str(path.relative_to(corpus["raw"])) for path in corpus["raw"].rglob("*.pdf"))
+
+
 class UiApi:
     """The GraphQL the UI sends, against one code server for the whole block (starting one takes seconds)."""
 
@@ -106,7 +114,7 @@ def ui_api() -> Iterator[UiApi]:
 def test_each_partition_carries_its_own_row_count(corpus: dict[str, Path]) -> None:
     assert build(corpus) == 0
     store = PartitionStore(corpus["out"] / "stages")
-    keys = sorted(str(path.relative_to(corpus["raw"])) for path in corpus["raw"].rglob("*.pdf"))
+    keys = pdf_keys(corpus)
     assert len(keys) == 3
     with ui_api() as ui:
         for asset in PER_PDF_ASSETS:
@@ -139,6 +147,64 @@ def test_a_pdf_failing_its_gate_is_failed_and_the_others_ship(
         assert FAILING in statuses["materializedPartitions"]
     assert exported_by_failing_build, "the build where one PDF failed its gate still exported the others"
     assert "f-array.pdf" in {line.source for line in parse_sdk_file(corpus["out"] / "chunks_fr.txt", has_context=True)}
+
+
+def test_a_step_failing_as_a_whole_fails_every_pdf_of_the_run_from_there_on(
+    corpus: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in chunking (not an error about one PDF): the `chunks` step fails, Dagster skips the later
+    steps, and every PDF shows failed for `chunks`' assets and the later per-PDF ones, as when Dagster
+    planned each PDF up front; the stages before stay materialized. A clean build turns them green."""
+
+    def broken_chunker(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("a bug in the chunker")
+
+    keys = pdf_keys(corpus)
+    monkeypatch.setenv("POCKET_ASSETS_WORKERS", "1")
+    monkeypatch.setattr(chunking_assets, "chunk_document", broken_chunker)
+    assert build(corpus) == 1
+    with ui_api() as ui:
+        for stage in (PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS):
+            statuses = ui.partition_statuses(stage.name)
+            assert sorted(statuses["failedPartitions"]) == keys, stage
+            assert statuses["materializedPartitions"] == [], stage
+        for stage in (RAW_PDF, PAGES):
+            assert ui.partition_statuses(stage.name) == {"materializedPartitions": keys, "failedPartitions": []}
+
+    monkeypatch.undo()
+    assert build(corpus) == 0
+    with ui_api() as ui:
+        for stage in (PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS):
+            assert ui.partition_statuses(stage.name) == {"materializedPartitions": keys, "failedPartitions": []}
+
+
+def test_the_build_command_plans_one_materialization_per_asset(
+    corpus: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not one per PDF and asset: the build command sets Dagster's setting for the runs it creates,
+    unless the environment says otherwise."""
+    monkeypatch.delenv(SUBSET_PLANNED_EVENTS, raising=False)
+    assert build(corpus) == 0
+    with DagsterInstance.get() as instance:
+        run_id = instance.get_run_records(limit=1)[0].dagster_run.run_id
+        planned = instance.get_records_for_run(run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION_PLANNED).records
+    planned_data = [record.event_log_entry.dagster_event.event_specific_data for record in planned]
+    assets = [data.asset_key for data in planned_data]
+    assert len(assets) == len(set(assets)) == 7  # six per-PDF assets and the export
+    keys = pdf_keys(corpus)
+    subsets = {
+        data.asset_key: sorted(data.partitions_subset.get_partition_keys())
+        for data in planned_data
+        if data.partitions_subset is not None
+    }
+    per_pdf = (RAW_PDF, PAGES, PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS)
+    assert subsets == {AssetKey(stage.name): keys for stage in per_pdf}
+
+
+def test_dagster_commands_started_in_the_project_folder_plan_one_materialization_per_asset() -> None:
+    """`dagster dev`, `dagster-webserver` and `dagster-daemon` create the runs of the UI, the sensors,
+    the schedule and backfills; each loads `.env` from the folder it starts in with this function."""
+    assert get_env_var_dict(str(REPO_ROOT))[SUBSET_PLANNED_EVENTS] == "1"
 
 
 def _exported_in_last_run(instance: DagsterInstance) -> bool:
