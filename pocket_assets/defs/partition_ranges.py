@@ -7,12 +7,12 @@ they were added), so a selection becomes one run per contiguous stretch.
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 from dagster import RunRequest
 # Private on purpose: Dagster 1.13 exports no public name for the tags that make a run a single-run
 # backfill of a partition range, and spelling "dagster/asset_partition_range_start" here would drift silently.
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG, PARTITION_NAME_TAG
+from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 
 def contiguous_ranges(ordered_keys: Sequence[str], selected: Iterable[str]) -> list[tuple[str, str]]:
@@ -48,15 +48,3 @@ def run_requests_for(ordered_keys: Sequence[str], selected: dict[str, str]) -> l
             requests.append(RunRequest(run_key=f"{start}..{end}@{fingerprint}", tags=range_tags(start, end)))
     return requests
 
-
-def pdfs_in_run(tags: Mapping[str, str], ordered_keys: Callable[[], Sequence[str]]) -> int | None:
-    """How many partitions a run's tags name (one, or a range of `ordered_keys()`); None when they name none."""
-    if PARTITION_NAME_TAG in tags:
-        return 1
-    start, end = tags.get(ASSET_PARTITION_RANGE_START_TAG), tags.get(ASSET_PARTITION_RANGE_END_TAG)
-    if start is None or end is None:
-        return None
-    keys = list(ordered_keys())
-    if start not in keys or end not in keys:
-        return None
-    return keys.index(end) - keys.index(start) + 1

@@ -14,7 +14,7 @@ import json
 import os
 from pathlib import Path
 
-from dagster import ConfigurableResource, InitResourceContext
+from dagster import ConfigurableResource
 from pydantic import Field
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
@@ -35,12 +35,9 @@ from pocket_assets.core.quality.expectations_process import (
     ExpectationsProcess,
     expectations_dir_from,
     expectations_process,
-    prestart,
-    starts_early,
 )
 from pocket_assets.core.json_schema import Validator
 from pocket_assets.core.quality.validation import load_chunk_schema
-from pocket_assets.defs.partition_ranges import pdfs_in_run
 from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, SUMMARIZER, Setting, Stage, stage_versions
 
 
@@ -205,25 +202,10 @@ class SummarizerResource(ConfigurableResource):
 class GatesResource(ConfigurableResource):
     """The gates: Great Expectations in a process of its own (`expectations_process`), the JSON Schema here.
 
-    Set up when a process is about to run a step that validates (Dagster initialises a
-    resource only for the steps it runs): it starts the Great Expectations process then, so
-    that its seconds of imports overlap the extraction and chunking steps of the run, unless
-    the run builds many PDFs (`starts_early`).
+    The process is started before validation needs it, so that its seconds of imports overlap
+    other work: by the build command (`cli.preload_for_build`) or the run's first step for a
+    short run (`assets.quality.prestart_if_validating`), else once chunking's workers are gone.
     """
-
-    def setup_for_execution(self, context: InitResourceContext) -> None:
-        paths = context.all_resource_defs.get("paths")
-        if not isinstance(paths, CorpusPaths):
-            return
-        from pocket_assets.defs.partitions import pdf_partitions  # it imports this module
-
-        run = context.dagster_run
-        pdf_count = pdfs_in_run(run.tags, lambda: context.instance.get_dynamic_partitions(pdf_partitions.name)) if run else None
-        if pdf_count is not None and not starts_early(pdf_count):
-            return  # a long run: started by its first request (`starts_early`)
-        run_config = run.run_config if run is not None else {}
-        configured = run_config.get("resources", {}).get("paths", {}).get("config", {}).get("expectations_dir")
-        prestart(Path(configured or paths.expectations_dir))
 
     def expectations(self, expectations_dir: Path) -> ExpectationsProcess:
         return expectations_process(expectations_dir)

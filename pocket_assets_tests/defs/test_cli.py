@@ -6,12 +6,10 @@ from pathlib import Path
 
 import pytest
 from dagster import DagsterInstance
-from dagster._core.storage.tags import PARTITION_NAME_TAG
 
 from pocket_assets.cli import main, preload_for_build
 from pocket_assets.core.quality import expectations_process
 from pocket_assets.core.quality.expectations_process import EARLY_START_MAX_PDFS
-from pocket_assets.defs.partition_ranges import pdfs_in_run, range_tags
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets_tests.pdf_factory import random_bytes_pdf, small_corpus
 
@@ -68,14 +66,6 @@ def test_great_expectations_starts_before_the_run_only_for_a_short_build(
     monkeypatch.setattr(expectations_process, "prestart", prestarted.append)
     preload_for_build([], pdf_count)
     assert bool(prestarted) is started
-
-
-def test_the_pdfs_a_run_builds_are_read_from_its_partition_tags() -> None:
-    ordered = ["a.pdf", "b.pdf", "c.pdf", "d.pdf"]
-    assert pdfs_in_run(range_tags("b.pdf", "d.pdf"), lambda: ordered) == 3
-    assert pdfs_in_run({PARTITION_NAME_TAG: "c.pdf"}, lambda: ordered) == 1
-    assert pdfs_in_run({}, lambda: ordered) is None
-    assert pdfs_in_run(range_tags("b.pdf", "gone.pdf"), lambda: ordered) is None
 
 
 def test_console_script_exits_with_the_build_code_after_writing_everything(tmp_path: Path) -> None:

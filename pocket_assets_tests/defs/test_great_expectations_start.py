@@ -1,6 +1,7 @@
-"""When a run starts the Great Expectations process (a long one, or any run not started by the build command):
-once the chunking step's workers are gone (its import runs on the core they leave idle, not beside them), and
-never in a run that does not validate or has nothing to validate."""
+"""When a run not started by the build command starts the Great Expectations process: a short one (a PDF or a
+few, from the UI) in its first step, so that the import overlaps the whole build; a long one once the chunking
+step's workers are gone (its import runs on the core they leave idle, not beside them), and never if it does
+not validate or has nothing to validate."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance
 
+import pocket_assets.defs.assets.ingest as ingest
 import pocket_assets.defs.assets.quality as quality
 from pocket_assets.core.quality import expectations_process
 from pocket_assets.defs.pdf_workers import WorkersResource
@@ -47,13 +49,25 @@ def starts(paths: CorpusPaths, monkeypatch: pytest.MonkeyPatch) -> list[dict[str
     return seen
 
 
+@pytest.fixture
+def long_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test corpus's few PDFs taken for a long run (more than `starts_early` allows)."""
+    monkeypatch.setattr(ingest, "starts_early", lambda pdf_count: False)
+
+
 def _built(store: PartitionStore, stage: Stage, key: str) -> bool:
     manifest = store.manifest(stage, key)
     return manifest is not None and manifest.status == STATUS_OK
 
 
-def test_a_run_starts_it_once_its_pdfs_are_chunked_and_before_their_tables_are_summarized(
-    instance: DagsterInstance, paths: CorpusPaths, starts: list
+def test_a_short_run_starts_it_in_its_first_step(instance: DagsterInstance, paths: CorpusPaths, starts: list) -> None:
+    small_corpus(paths.raw_path)
+    assert materialize_corpus(instance, paths, resources=TWO_WORKERS).success
+    assert starts[0] == {"children": [], "table_summaries": []}
+
+
+def test_a_long_run_starts_it_once_its_pdfs_are_chunked_and_before_their_tables_are_summarized(
+    instance: DagsterInstance, paths: CorpusPaths, starts: list, long_run: None
 ) -> None:
     keys = small_corpus(paths.raw_path)
     assert materialize_corpus(instance, paths, resources=TWO_WORKERS).success
@@ -68,8 +82,8 @@ def test_a_run_that_does_not_validate_never_starts_it(
     assert starts == []
 
 
-def test_a_run_whose_pdfs_all_fail_before_validation_never_starts_it(
-    instance: DagsterInstance, paths: CorpusPaths, starts: list
+def test_a_long_run_whose_pdfs_all_fail_before_validation_never_starts_it(
+    instance: DagsterInstance, paths: CorpusPaths, starts: list, long_run: None
 ) -> None:
     random_bytes_pdf(paths.raw_path / "fr" / "a.pdf")
     random_bytes_pdf(paths.raw_path / "intl" / "b.pdf")

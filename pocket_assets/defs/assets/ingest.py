@@ -9,7 +9,9 @@ from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, Me
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING
 from pocket_assets.core.pdf import inspect_pdf
+from pocket_assets.core.quality.expectations_process import starts_early
 from pocket_assets.core.records import to_dict
+from pocket_assets.defs.assets.quality import prestart_if_validating
 from pocket_assets.defs.partitions import pdf_asset
 from pocket_assets.defs.pdf_errors import extraction_of
 from pocket_assets.defs.pdf_workers import WorkersResource
@@ -38,6 +40,10 @@ _BLOCK_COUNTS = {"heading": "headings", "table": "tables", "code": "code_blocks"
     "Fails that PDF (only) if it is not a PDF, truncated, encrypted or has no pages.",
 )
 def raw_pdf(context: AssetExecutionContext, paths: CorpusPaths) -> Iterator[MaterializeResult]:
+    if starts_early(len(context.partition_keys)):
+        # A short run (one PDF from the UI): Great Expectations' seconds of import overlap the whole build.
+        prestart_if_validating(context, paths.expectations_path)
+
     def build(key: str) -> StageOutput:
         identity = inspect_pdf(paths.raw_path / key, key, paths.corpus_names)
         return StageOutput(
