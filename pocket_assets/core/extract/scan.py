@@ -92,7 +92,8 @@ def _page_tables(
     page: pymupdf.Page, textpage: pymupdf.TextPage, data: dict[str, Any], warnings: list[str]
 ) -> list[FoundTable]:
     """Ruled tables on pages with crossing rules, then unruled ones on runs of aligned lines elsewhere.
-    `textpage`: the page's text as `data` was read from it."""
+    `textpage`: the page's own text layer, which ruled tables' cells are read from (on a page read by
+    OCR, `data` comes from the OCR's text page instead: its cells stay those of the text layer)."""
     tables: list[FoundTable] = []
     if may_hold_table(page):
         try:

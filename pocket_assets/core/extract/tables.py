@@ -352,7 +352,9 @@ def _padded(rows: list[_Row]) -> bool:
     is not it), and be clearly wider than the single spacing beside it (not loose leading).
     """
     pitches = [_pitch(upper, lower) for upper, lower in zip(rows, rows[1:])]
-    single = min(pitches, default=WRAP_PITCH + 1)
+    if not pitches:
+        return False
+    single = min(pitches)
     if single > WRAP_PITCH:
         return False
     padded = sum(pitch >= PADDING * single and pitch > WRAP_PITCH for pitch in pitches)

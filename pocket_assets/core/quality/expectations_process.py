@@ -158,7 +158,6 @@ def expectations_process(expectations_dir: Path) -> ExpectationsProcess:
     return prestart(expectations_dir)
 
 
-
 def expectations_dir_from(environ: Mapping[str, str], root: Path) -> Path:
     """`POCKET_ASSETS_EXPECTATIONS_DIR`, else `expectations/` under the project root."""
     return Path(environ.get("POCKET_ASSETS_EXPECTATIONS_DIR", str(root / "expectations")))

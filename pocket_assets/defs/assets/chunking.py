@@ -102,8 +102,8 @@ def chunks(
         build,
         {stage: stage.version(settings) for stage in (PARENTS, CHILDREN)},
         workers=workers.count(),
-        # The run's last step on every core: once its workers are gone, Great Expectations imports on the
-        # core they leave idle (while this step's events are stored and tables summarized), not beside them.
+        # Once its workers are gone, Great Expectations imports while this step's events are stored, not
+        # beside the chunking workers (it then shares the cores with table_summaries' shorter step).
         after_building=lambda: prestart_if_validating(context, paths.expectations_path),
     )
 
