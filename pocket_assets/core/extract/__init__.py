@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from pocket_assets.core.cyclic_gc import paused_cyclic_gc
 from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import out_of_step, running_in_slots, running_signatures, scattered
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus, forget_wordings
@@ -109,9 +110,10 @@ def extract_pages(
     Raises PdfError when the file or one of its pages cannot be read; page-level
     problems (empty, scanned, table failure) are warnings on the page instead.
     """
-    return assemble_pages(
-        rendered.content for rendered in iter_rendered_pages(path, options, workers, split_pages, cores)
-    )
+    with paused_cyclic_gc():
+        return assemble_pages(
+            rendered.content for rendered in iter_rendered_pages(path, options, workers, split_pages, cores)
+        )
 
 
 def _scans(
