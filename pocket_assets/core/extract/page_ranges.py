@@ -15,7 +15,7 @@ When cores are idle depends on who asks. A PDF built alone has every other core 
 its first range. In a step's pool, a long PDF among many gets none while the pool has
 other PDFs to start (the other workers are busy with them: a process more would share
 their cores and add its memory), and the cores of workers left without a PDF once it
-has none: the long PDF's remaining pages, not a worker, finish the step.
+has none: the step's tail is then the long PDF's scan on every core, not on one.
 Shorter PDFs are scanned in the caller alone: a few pages do not pay for a fork.
 
 Failures are the serial scan's. A range's error is carried back and raised as
