@@ -105,10 +105,11 @@ class PartitionStore:
             return None
         return PartitionManifest(**json.loads(path.read_text(encoding="utf-8")))
 
-    def read(self, stage: Stage, partition_key: str) -> list[dict[str, Any]]:
-        """Rows of the last good output; `UpstreamNotReady` if the last attempt did not succeed."""
+    def read(self, stage: Stage, partition_key: str, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Rows of the last good output (only `columns`, if given); `UpstreamNotReady` if the last
+        attempt did not succeed."""
         self._require_good(stage, partition_key)
-        return _rows(self.data_path(stage, partition_key))
+        return _table(self.data_path(stage, partition_key), columns).to_pylist()
 
     def source_sha256(self, partition_key: str) -> str:
         """The sha256 of the PDF every stage of this partition is built from (what `SOURCE` recorded)."""
@@ -142,10 +143,6 @@ class PartitionStore:
             if stage_dir.is_dir():
                 (stage_dir / f"{stage_file_stem(partition_key)}.parquet").unlink(missing_ok=True)
                 self._manifest_file(stage_dir.name, partition_key).unlink(missing_ok=True)
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return _table(path).to_pylist()
 
 
 def _table(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
