@@ -96,12 +96,17 @@ def splits_cleanly(counter: TokenCounter) -> bool:
     added = [token.content for token in tokenizer.get_added_tokens_decoder().values()]
     if "\n" not in added or any(" " in token or _MIXED_NEWLINES.search(token) for token in added):
         return False
-    clean = _vocabulary_splits_cleanly(tokenizer.get_vocab(with_added_tokens=False))
+    if counter.vendored:  # its vocabulary is scanned by the tests (test_chunker), not in every worker
+        return True
+    clean = vocabulary_splits_cleanly(counter)
     return_freed_memory()  # the vocabulary read here (~55 MiB of Python objects) stays mapped otherwise
     return clean
 
 
-def _vocabulary_splits_cleanly(tokens: dict[str, int]) -> bool:
+def vocabulary_splits_cleanly(counter: TokenCounter) -> bool:
+    """No vocabulary token mixes newlines with other characters or holds "▁" after a character other
+    than "▁" or ">": ~0.7 s for Gemma 3's 262,144 tokens (most of it reading the vocabulary out)."""
+    tokens = counter.tokenizer.get_vocab(with_added_tokens=False)
     vocabulary = "\x00".join(tokens)
     if vocabulary.count("\x00") != len(tokens) - 1:
         return False
