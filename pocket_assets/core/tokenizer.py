@@ -7,7 +7,7 @@ import gzip
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
 import blake3
 from tokenizers import Encoding, Tokenizer
@@ -18,6 +18,15 @@ from pocket_assets.core.memory import return_freed_memory
 DEFAULT_TOKENIZER = "gemma3"
 TOKENIZER_ENV = "POCKET_ASSETS_TOKENIZER"  # read by the Dagster layer and the CLI, never here
 _VENDORED = {"gemma3": "gemma3-tokenizer.json.gz", "embeddinggemma": "gemma3-tokenizer.json.gz"}
+
+
+class TextCounter(Protocol):
+    """Exact token counts of strings: a `TokenCounter`, or a document's `slice_counts.SliceCounter`
+    (the same counts, from memoized pieces, with fewer tokenizer calls)."""
+
+    def count(self, text: str) -> int: ...
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]: ...
 
 
 @dataclass(frozen=True)

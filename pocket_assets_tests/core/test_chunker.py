@@ -284,7 +284,7 @@ def test_slice_counts_equal_a_full_re_encoding_on_the_sample_pdfs(key, counter):
     embedded = [
         text_to_embed(text[start:end], "sample > </ x.pdf", 12, "title: {title} | text: ") for start, end in spans
     ]
-    assert slices.count_texts(embedded) == counter.count_batch(embedded)
+    assert slices.count_batch(embedded) == counter.count_batch(embedded)
 
 
 def test_a_bounded_piece_cache_gives_the_counts_and_chunks_of_an_unbounded_one(counter):

@@ -119,7 +119,7 @@ _OFFSET_TYPE = "i"
 # Pages whose pieces (or encodings) are made at once: bounds what a long document holds while its
 # offsets are assembled, while keeping tokenizer calls few.
 _CHARS_PER_GROUP = 1 << 18
-# Strings counted per call by `count_texts` and `count_slices` (a long document's children are thousands).
+# Strings counted per call by `count_batch` and `count_slices` (a long document's children are thousands).
 _TEXTS_PER_BATCH = 256
 
 
@@ -255,7 +255,7 @@ class SliceCounter:
         """Exact counts of `text[start:end]`: edges encoded, the middle read off the page encoding."""
         text = self.text
         if not self.exact:
-            return self.count_texts(text[start:end] for start, end in spans)
+            return self.count_batch(text[start:end] for start, end in spans)
         plans: list[tuple[str, int, int, str]] = []
         for start, end in spans:
             inner_start = self._first_boundary(start, end)
@@ -268,7 +268,10 @@ class SliceCounter:
         counts = self.pieces.counts
         return [counts[head] + self._between(low, high) + counts[tail] for head, low, high, tail in plans]
 
-    def count_texts(self, texts: Iterable[str]) -> list[int]:
+    def count(self, text: str) -> int:
+        return self.count_batch([text])[0]
+
+    def count_batch(self, texts: Iterable[str]) -> list[int]:
         """Exact counts of arbitrary strings, as sums of their memoized pieces.
 
         Taken `_TEXTS_PER_BATCH` at a time: given a generator, a long document's thousands of
