@@ -196,10 +196,14 @@ class PieceTokens:
     def learn(self, strings: Iterable[str]) -> None:
         """Count every string of `strings` not counted yet; afterwards `counts` and `lengths` hold all of them."""
         asked = set(strings)
-        if len(self.counts) + len(asked.difference(self.counts)) > self.capacity:
+        unknown_set = asked.difference(self.counts)
+        if not unknown_set:
+            return
+        if len(self.counts) + len(unknown_set) > self.capacity:
             self._forget()
+            unknown_set = asked.difference(self.counts)
         counts = self.counts
-        unknown = sorted(asked.difference(counts))  # sorted: the same calls in every process
+        unknown = sorted(unknown_set)  # sorted: the same calls in every process
         lengths, tokenize, needs_pipeline = self.lengths, self.tokenize, self.needs_pipeline.search
         through_pipeline = []
         for string in unknown:
