@@ -128,7 +128,9 @@ def table_summaries(
     policy = chunk_policy.policy(tokenizer)
     counter = tokenizer.counter()
     table_summarizer = summarizer.summarizer(counter, policy.summary_tokens)
-    cache = SummaryCache(paths.output_path / "cache")
+    # The cache saves LLM calls. An extractive summary costs less to make again than the cache costs to
+    # ask and fill (a SQLite commit, a disk sync, per PDF with tables): it has none.
+    cache = SummaryCache(paths.output_path / "cache") if table_summarizer.kind == "llm" else None
     settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy, summarizer=summarizer)
 
     def build(key: str) -> StageOutput:
