@@ -44,10 +44,10 @@ from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import (
     Block,
     ChunkRecord,
-    PlacedChunk,
     ContentFeatures,
     PageRecord,
     PdfIdentity,
+    PlacedChunk,
     TableCells,
     new_chunk,
 )

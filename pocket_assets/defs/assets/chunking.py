@@ -155,7 +155,7 @@ def table_summaries(
             table_types=MetadataValue.json(stats.table_types),
         )
 
-    # Extractive summaries take ~2 s of CPU for 5,000 pages, in this process, beside Great Expectations'
+    # Extractive summaries take ~1.5 s of CPU for 5,000 pages, in this process, beside Great Expectations'
     # import (started at the end of chunks) on the other core: a pool would add two processes (~120-180
     # MiB each, the build's peak) for no wall time. An LLM's summaries wait on the endpoint: on workers,
     # PDFs wait side by side (the summary cache is SQLite, safe across processes; a summary is the same
