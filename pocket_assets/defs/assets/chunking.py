@@ -155,10 +155,6 @@ def table_summaries(
             table_types=MetadataValue.json(stats.table_types),
         )
 
-    # Extractive summaries take ~1.5 s of CPU for 5,000 pages, in this process, beside Great Expectations'
-    # import (started at the end of chunks) on the other core: a pool would add two processes (~120-180
-    # MiB each, the build's peak) for no wall time. An LLM's summaries wait on the endpoint: on workers,
-    # PDFs wait side by side (the summary cache is SQLite, safe across processes; a summary is the same
-    # whether a copy of the table was summarized before it or beside it: only `cache_hits` differs).
-    in_workers = workers.count() if table_summarizer.kind == "llm" else 1
-    yield from run_per_pdf(context, store, build, TABLE_SUMMARIES.version(settings), workers=in_workers)
+    # On workers too: the summary cache is SQLite, safe across processes; a summary is the same whether
+    # a copy of the table was summarized before it or beside it (only `cache_hits` tells them apart).
+    yield from run_per_pdf(context, store, build, TABLE_SUMMARIES.version(settings), workers=workers.count())
