@@ -36,7 +36,7 @@ import logging
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from dagster import (
     AssetCheckKey,
@@ -48,6 +48,9 @@ from dagster import (
     MaterializeResult,
     MetadataValue,
 )
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # Private, and needed at scale: Dagster 1.13 has no public way to add many partitions' metadata in
 # less than quadratic time (see `add_partition_metadata`).
@@ -77,7 +80,7 @@ _NOT_ADDED = ("dagster/", "tokens_")
 class StageOutput:
     """What a stage made of one PDF: rows to store (in the stage's schema), and numbers to show in the UI."""
 
-    rows: list[dict[str, Any]]
+    rows: list[dict[str, Any]] | pa.Table  # a table: stage files read back (`validated_chunks`), written as they are
     source_sha256: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)

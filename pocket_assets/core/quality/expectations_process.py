@@ -37,7 +37,7 @@ import threading
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping
+from typing import Any, BinaryIO, Mapping, Sequence
 
 from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.quality.validation import Columns, GateReport, GateResult
@@ -67,16 +67,18 @@ class ExpectationsProcess:
         self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations-process")
 
     def partition_suite(
-        self, columns_by_key: Mapping[str, Columns], parent_tokens: int, max_tokens: int
+        self, files_by_key: Mapping[str, Sequence[Path]], parent_tokens: int, max_tokens: int
     ) -> dict[str, tuple[GateResult, ...]]:
-        """Each PDF's partition-suite results (`expectation_batches.expectations_for_batch`)."""
-        return self.submit_partition_suite(columns_by_key, parent_tokens, max_tokens).result()
+        """Each PDF's partition-suite results over its chunks' stage files, which the process reads
+        (`expectation_batches.expectations_for_files`)."""
+        return self.submit_partition_suite(files_by_key, parent_tokens, max_tokens).result()
 
     def submit_partition_suite(
-        self, columns_by_key: Mapping[str, Columns], parent_tokens: int, max_tokens: int
+        self, files_by_key: Mapping[str, Sequence[Path]], parent_tokens: int, max_tokens: int
     ) -> Future[dict[str, tuple[GateResult, ...]]]:
         """`partition_suite`, returning at once: the caller prepares its next batch meanwhile."""
-        return self._sender.submit(self._ask, "partition_suite", dict(columns_by_key), parent_tokens, max_tokens)
+        files = {key: [str(path) for path in paths] for key, paths in files_by_key.items()}
+        return self._sender.submit(self._ask, "partition_suite", files, parent_tokens, max_tokens)
 
     def corpus_suite(self, columns: Columns, label: str = "corpus") -> GateReport:
         """`validation.validate_corpus_ids` over these columns."""
@@ -172,7 +174,7 @@ def close_all() -> None:
 
 def serve(expectations_dir: Path, requests: BinaryIO, answers: BinaryIO) -> None:
     """The process's side: load the suites, say so, then answer each request until `requests` ends."""
-    from pocket_assets.core.quality.expectation_batches import expectations_for_batch
+    from pocket_assets.core.quality.expectation_batches import expectations_for_files
     from pocket_assets.core.quality.validation import corpus_ids_on_columns, load_gates
 
     try:
@@ -182,7 +184,9 @@ def serve(expectations_dir: Path, requests: BinaryIO, answers: BinaryIO) -> None
         return
     _send(answers, _READY, None)
     handlers = {
-        "partition_suite": lambda *arguments: expectations_for_batch(gates, *arguments),
+        "partition_suite": lambda files, *caps: expectations_for_files(
+            gates, {key: [Path(path) for path in paths] for key, paths in files.items()}, *caps
+        ),
         "corpus_suite": lambda *arguments: corpus_ids_on_columns(gates, *arguments),
     }
     while True:
