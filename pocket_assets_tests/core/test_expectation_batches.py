@@ -209,3 +209,13 @@ def test_an_expectation_on_another_column_widens_the_corpus_frame(tmp_path: Path
     (tmp_path / CORPUS_SUITE_FILE).write_text(json.dumps(suite), encoding="utf-8")
     with pytest.raises(ValueError, match="colour"):
         corpus_frame_columns(tmp_path)
+
+
+def test_a_validation_leaves_no_frame_behind_and_the_next_one_judges_alike(gates: Gates) -> None:
+    """GE's execution engine would keep the last batch's frame (the largest PDF's, through the export)."""
+    pdfs = corpus()
+    first = per_pdf(gates, pdfs)
+    manager = gates.batch_definition.data_asset.datasource.get_execution_engine().batch_manager
+    assert dict(manager.batch_data_cache) == {} and dict(manager.batch_cache) == {}
+    assert per_pdf(gates, pdfs) == first
+    assert failed(first)["fr/c.pdf"], "the short child still fails once the caches were emptied"

@@ -5,10 +5,11 @@ build does not need GE before its chunks are made, so `prestart` launches this m
 a fresh interpreter (`python -m pocket_assets.core.quality.expectations_process DIR`) at
 the start of a build: it imports GE and loads the suites on the other core while the
 build imports Dagster, extracts and chunks, then answers requests (the partition suite
-over a batch of PDFs, the corpus suite) one at a time over its stdin and stdout.
+over a batch of PDFs, whose stage files it reads itself: the build sends paths, not
+columns; the corpus suite) one at a time over its stdin and stdout.
 
-A long build starts it later (`starts_early`): its chunking step starts it once its
-workers are gone, so that the import runs on the core the run leaves idle then, not
+A long build starts it later (`starts_early`): its `table_summaries` step starts it once
+its workers are gone, so that the import runs on the core the run leaves idle then, not
 beside the workers (memory). The caller may send a request before the answer to the
 previous one is read (`submit_partition_suite`: a thread of the client sends requests
 and reads answers in order), so the build prepares its next batch while this process
@@ -135,8 +136,8 @@ _LOCK = threading.Lock()
 
 # A run of at most this many PDFs starts the process at its start, so that GE's seconds of loading
 # overlap the run's extraction and chunking (the one-PDF build's critical path). A longer run starts
-# it once its chunking workers are gone (the process's ~200 MiB held beside them would set the build's
-# memory peak): the import then runs beside the step's own work on a core that would idle.
+# it once its last workers (`table_summaries`') are gone (the process's ~180 MiB held beside them set the
+# build's memory peak): the import then runs beside the step's own work on a core that would idle.
 EARLY_START_MAX_PDFS = 8
 
 

@@ -324,9 +324,22 @@ def suite_results(
 ) -> list[Any]:
     """GE's own result objects, in the suite's order."""
     batch = gates.batch_definition.get_batch(batch_parameters={"dataframe": table})
-    outcome = batch.validate(suite, result_format=dict(result_format), expectation_parameters=dict(parameters))
+    try:
+        outcome = batch.validate(suite, result_format=dict(result_format), expectation_parameters=dict(parameters))
+    finally:
+        _forget_batches(gates)
     order = {expectation.meta["name"]: index for index, expectation in enumerate(suite.expectations)}
     return sorted(outcome.results, key=lambda result: order[result.expectation_config.meta["name"]])
+
+
+def _forget_batches(gates: Gates) -> None:
+    """Drop the frame GE keeps after a validation. The data source's execution engine (one per data source,
+    `Datasource.get_execution_engine`) caches each batch and its data by batch id until another batch of that
+    id replaces it: the Great Expectations process held the last batch's frame (the largest PDF's, ~50 MiB on
+    the scale corpus) through the export, beside the build's process."""
+    manager = gates.batch_definition.data_asset.datasource.get_execution_engine().batch_manager
+    manager.batch_data_cache.clear()
+    manager.reset_batch_cache()
 
 
 def _expectation_result(gate: str, result: Any) -> GateResult:

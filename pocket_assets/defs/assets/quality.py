@@ -69,7 +69,8 @@ class Judged(NamedTuple):
     metadata: dict[str, Any]  # `chunk_metadata`
 
 
-# Chunks per Great Expectations validation: ~0.2 s a batch plus ~0.2 ms a chunk; bounds the records held.
+# Chunks per Great Expectations validation: ~0.2 s a batch plus ~0.2 ms a chunk; bounds the rows held here
+# (as Arrow) and in the Great Expectations process (as a frame).
 SUITE_BATCH_CHUNKS = 2000
 # A run validating more PDFs than this releases the tokenizer first (`release_tokenizers`); a shorter one
 # keeps it, so that the next run in the same process (a test session, a UI code location) does not load it again.
@@ -185,8 +186,8 @@ def prestart_if_validating(context: AssetExecutionContext, expectations_dir: Pat
     """Start the Great Expectations process now if this process runs `validated_chunks` later in this
     run (the in-process executor runs every step of the run here; the multiprocess one, one step per
     process), so that its seconds of import overlap what comes before validation, on a core that would
-    idle. The caller picks the moment: a short run's first step (`raw_pdf`), else the chunking step once
-    its workers are gone."""
+    idle. The caller picks the moment: a short run's first step (`raw_pdf`), else `table_summaries` once
+    its workers are gone (the last step with workers: the process is never held beside them)."""
     plan = context.op_execution_context.get_step_execution_context().execution_plan
     if VALIDATED_CHUNKS.name in plan.step_keys_to_execute:
         prestart(expectations_dir)
