@@ -60,7 +60,6 @@ from pocket_assets.runstate.stages import CHUNK_STAGES, PAGES, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import STATUS_FAILED, PartitionStore, stage_file_stem
 
 
-
 class Judged(NamedTuple):
     """What the step keeps of a PDF between its judging and its verdict: small beside its records."""
 
