@@ -84,11 +84,16 @@ class PartitionStore:
         self,
         stage: Stage,
         partition_key: str,
-        rows: Iterable[dict[str, Any]],
+        rows: Iterable[dict[str, Any]] | pa.Table,
         manifest: PartitionManifest,
     ) -> Path:
-        """Write the rows (in the stage's schema) atomically, then the manifest that declares them good."""
-        table = pa.Table.from_pylist(list(rows), schema=stage.schema)
+        """Write the rows (in the stage's schema; or a table of it, such as stage files read back) atomically,
+        then the manifest that declares them good."""
+        if isinstance(rows, pa.Table):
+            # One chunk per column, as `from_pylist` makes it: the file's pages, so its bytes, are then the same.
+            table = rows.combine_chunks().cast(stage.schema)
+        else:
+            table = pa.Table.from_pylist(list(rows), schema=stage.schema)
         target = self.data_path(stage, partition_key)
         with atomic_path(target) as temp:
             pq.write_table(table, temp, compression="zstd")
@@ -108,8 +113,12 @@ class PartitionStore:
     def read(self, stage: Stage, partition_key: str, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Rows of the last good output (only `columns`, if given); `UpstreamNotReady` if the last
         attempt did not succeed."""
+        return self.read_table(stage, partition_key, columns).to_pylist()
+
+    def read_table(self, stage: Stage, partition_key: str, columns: Sequence[str] | None = None) -> pa.Table:
+        """`read` as an Arrow table: for a stage that writes what it read (`validated_chunks`)."""
         self._require_good(stage, partition_key)
-        return _table(self.data_path(stage, partition_key), columns).to_pylist()
+        return _table(self.data_path(stage, partition_key), columns)
 
     def source_sha256(self, partition_key: str) -> str:
         """The sha256 of the PDF every stage of this partition is built from (what `SOURCE` recorded)."""
