@@ -110,14 +110,15 @@ class PartitionStore:
             return None
         return PartitionManifest(**json.loads(path.read_text(encoding="utf-8")))
 
-    def read(self, stage: Stage, partition_key: str) -> list[dict[str, Any]]:
-        """Rows of the last good output; `UpstreamNotReady` if the last attempt did not succeed."""
-        return self.read_table(stage, partition_key).to_pylist()
+    def read(self, stage: Stage, partition_key: str, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Rows of the last good output (only `columns`, if given); `UpstreamNotReady` if the last
+        attempt did not succeed."""
+        return self.read_table(stage, partition_key, columns).to_pylist()
 
-    def read_table(self, stage: Stage, partition_key: str) -> pa.Table:
+    def read_table(self, stage: Stage, partition_key: str, columns: Sequence[str] | None = None) -> pa.Table:
         """`read` as an Arrow table: for a stage that writes what it read (`validated_chunks`)."""
         self._require_good(stage, partition_key)
-        return _table(self.data_path(stage, partition_key))
+        return _table(self.data_path(stage, partition_key), columns)
 
     def source_sha256(self, partition_key: str) -> str:
         """The sha256 of the PDF every stage of this partition is built from (what `SOURCE` recorded)."""

@@ -14,10 +14,11 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.chunking.slice_counts import PieceTokens
 from pocket_assets.core.records import (
+    CHUNK_PLACE_FIELDS,
     ChunkRecord,
     PageRecord,
     PdfIdentity,
-    chunk_from_dict,
+    chunk_place_from_dict,
     page_from_dict,
     pdf_identity_from_dict,
     to_dict,
@@ -124,15 +125,17 @@ def table_summaries(
     policy = chunk_policy.policy(tokenizer)
     counter = tokenizer.counter()
     table_summarizer = summarizer.summarizer(counter, policy.summary_tokens)
-    cache = SummaryCache(paths.output_path / "cache")
+    # The cache saves LLM calls. An extractive summary costs less to make again than the cache costs to
+    # ask and fill (a SQLite commit, a disk sync, per PDF with tables): it has none.
+    cache = SummaryCache(paths.output_path / "cache") if table_summarizer.kind == "llm" else None
     settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy, summarizer=summarizer)
 
     def build(key: str) -> StageOutput:
         identity, page_records = _load_document(store, key)
-        stored_parents = [chunk_from_dict(row) for row in store.read(PARENTS, key)]
-        # Summaries ship with children (a PDF whose children failed is skipped) and number their
-        # canonical-id blocks after theirs.
-        stored_children = [chunk_from_dict(row) for row in store.read(CHILDREN, key)]
+        # Only where the chunks are, not their texts (`ChunkPlace`). Summaries ship with children (a PDF
+        # whose children failed is skipped) and number their canonical-id blocks after theirs.
+        stored_parents = [chunk_place_from_dict(row) for row in store.read(PARENTS, key, CHUNK_PLACE_FIELDS)]
+        stored_children = [chunk_place_from_dict(row) for row in store.read(CHILDREN, key, CHUNK_PLACE_FIELDS)]
         batch = summarize_tables(
             identity, page_records, stored_parents, policy, counter, table_summarizer, cache, children=stored_children
         )
