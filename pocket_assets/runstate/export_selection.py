@@ -66,7 +66,7 @@ def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> E
 
 class ValidatedChunks(Sequence[dict[str, Any]]):
     """A PDF's last good validated chunks as the export reads them: rows, each `to_dict` of its
-    record (`core.export.corpus_files.ChunkRow`), made a batch at a time as they are read.
+    record (`core.export.redirects.ChunkRow`), made a batch at a time as they are read.
 
     The file stays in Arrow columns (each text once, compact) and only the batch being read is
     Python rows: the export reads a PDF's chunks in about their file order, so each batch is made
