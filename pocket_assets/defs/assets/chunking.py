@@ -102,9 +102,6 @@ def chunks(
         build,
         {stage: stage.version(settings) for stage in (PARENTS, CHILDREN)},
         workers=workers.count(),
-        # Once its workers are gone, Great Expectations imports while this step's events are stored, not
-        # beside the chunking workers (it then shares the cores with table_summaries' shorter step).
-        after_building=lambda: prestart_if_validating(context, paths.expectations_path),
     )
 
 
@@ -154,4 +151,14 @@ def table_summaries(
 
     # On workers too: the summary cache is SQLite, safe across processes; a summary is the same whether
     # a copy of the table was summarized before it or beside it (only `cache_hits` tells them apart).
-    yield from run_per_pdf(context, store, build, TABLE_SUMMARIES.version(settings), workers=workers.count())
+    yield from run_per_pdf(
+        context,
+        store,
+        build,
+        TABLE_SUMMARIES.version(settings),
+        workers=workers.count(),
+        # Once the last pooled step's workers are gone: Great Expectations' ~180 MiB are then never held
+        # beside them (the build's memory peak), and its import runs while this step's events are stored and
+        # validation judges its first PDFs (`validated_chunks`), on the core that would idle.
+        after_building=lambda: prestart_if_validating(context, paths.expectations_path),
+    )
