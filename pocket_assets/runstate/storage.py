@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pocket_assets.core.atomic import atomic_path, write_bytes_atomic
+from pocket_assets.runstate.arrow_rows import table_of_rows
 from pocket_assets.runstate.stages import SOURCE, Stage
 
 STATUS_OK = "ok"
@@ -88,12 +89,13 @@ class PartitionStore:
         manifest: PartitionManifest,
     ) -> Path:
         """Write the rows (in the stage's schema; or a table of it, such as stage files read back) atomically,
-        then the manifest that declares them good."""
+        then the manifest that declares them good. Rows make `from_pylist`'s table, without importing pandas
+        (`arrow_rows`): the same bytes."""
         if isinstance(rows, pa.Table):
             # One chunk per column, as `from_pylist` makes it: the file's pages, so its bytes, are then the same.
             table = rows.combine_chunks().cast(stage.schema)
         else:
-            table = pa.Table.from_pylist(list(rows), schema=stage.schema)
+            table = table_of_rows(list(rows), stage.schema)
         target = self.data_path(stage, partition_key)
         with atomic_path(target) as temp:
             pq.write_table(table, temp, compression="zstd")
@@ -156,6 +158,8 @@ class PartitionStore:
 
 def _table(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
     """A stage file. `ParquetFile` reads the one file as `read_table` does, without the dataset
-    discovery `read_table` sets up for a path (~0.5 ms of CPU a file, and a build reads ~10 per PDF)."""
+    discovery `read_table` sets up for a path (~0.5 ms of CPU a file, and a build reads ~10 per PDF).
+    On this thread: Arrow's pool spends ~45 % more CPU on a stage file's few columns (the validation
+    branch's measure), and the build's other cores have work of their own."""
     with pq.ParquetFile(path) as parquet:
-        return parquet.read(columns=list(columns) if columns is not None else None)
+        return parquet.read(columns=list(columns) if columns is not None else None, use_threads=False)
