@@ -20,9 +20,12 @@ is started again for the rest.
 `workers` 1 (or a single PDF) runs in the calling process, exactly the serial loop.
 The default is the cores this process may use (`POCKET_ASSETS_WORKERS` overrides).
 
-The `pages` step also scans a PDF of `split_pages` pages or more over page ranges on
-`workers` processes (`core/extract/page_ranges`), forked from whichever process builds
-it (a worker here, or the step's own process): the long PDF's scan uses every core.
+The `pages` step also scans a PDF of `split_pages` pages or more over page ranges
+(`core/extract/page_ranges`) in processes forked from whichever process builds it, on
+cores left idle: every other core for a PDF built in the step's own process (the only
+one), and in the pool only the cores of workers that have no PDF left to build
+(`core/idle_cores`; the pool tells `step_cores()` how many as PDFs complete). Longest
+first, a long PDF among many needs no help: the other workers build the rest beside it.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from pydantic import Field
 from pocket_assets.core.carried_errors import CarriedError
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract.page_ranges import SPLIT_PAGES
+from pocket_assets.core.idle_cores import CoreLender, IdleCores
 from pocket_assets.core.memory import return_freed_memory
 
 Output = TypeVar("Output")
@@ -53,6 +57,8 @@ _IN_FLIGHT_PER_WORKER = 2
 
 # The step's build function, set in the parent just before the fork; workers inherit it.
 _BUILD: Build | None = None
+# The pool's idle workers, shared with them: set in the parent before the fork, like `_BUILD`.
+_IDLE: IdleCores | None = None
 
 
 class WorkerDied(PdfError):
@@ -75,12 +81,18 @@ class WorkersResource(ConfigurableResource):
     )
     split_pages: int = Field(
         default=SPLIT_PAGES,
-        description="A PDF with this many pages or more has its pages scanned on every worker, not on one "
-        "(a long manual would otherwise keep one core busy while the others idle).",
+        description="A PDF with this many pages or more has its pages scanned on the cores other PDFs leave "
+        "idle, not on one (a long manual would otherwise keep one core busy while the others idle).",
     )
 
     def count(self) -> int:
         return self.workers if self.workers > 0 else default_workers()
+
+
+def step_cores() -> CoreLender | None:
+    """In a pool's worker, the pool's idle cores to borrow; None where the step's own process builds
+    (its only PDF, or every PDF on one worker: no other core is busy with another PDF)."""
+    return _IDLE
 
 
 def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterator[tuple[str, Build]]:
@@ -92,8 +104,9 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
     if workers <= 1 or len(keys) <= 1:
         yield from ((key, build) for key in keys)
         return
-    global _BUILD
+    global _BUILD, _IDLE
     _BUILD = build
+    _IDLE = idle = IdleCores()
     # Forked workers must not start tokenizers' Rust thread pool again (it would deadlock);
     # one worker per core is the parallelism now.
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
@@ -108,6 +121,8 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
             while pending and len(in_flight) < workers * _IN_FLIGHT_PER_WORKER:
                 key = pending.popleft()
                 in_flight[pool.submit(_build_in_worker, key)] = key
+            # Workers with nothing left to start lend their cores to a long PDF's scan.
+            idle.set_idle(0 if pending else max(0, workers - len(in_flight)))
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
             for future in [future for future in in_flight if future in done]:
                 key = in_flight.pop(future)
@@ -119,13 +134,14 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
                     for held in [key, *in_flight.values()]:
                         yield held, _alone(held)
                     in_flight.clear()
+                    idle.reset()
                     pool = _new_pool(workers)
                     break
                 yield key, _result(output)
     finally:
         pool.shutdown(cancel_futures=True)
         gc.unfreeze()
-        _BUILD = None
+        _BUILD = _IDLE = None
 
 
 class CompletedInBatches(Generic[Made, Completed]):

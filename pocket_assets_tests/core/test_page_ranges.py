@@ -1,5 +1,6 @@
 """A long PDF's pages scanned over page ranges in several processes: the serial extraction's bytes, and the
-serial extraction's errors (file and page), or the PDF's own error when a range's process dies."""
+serial extraction's errors (file and page), or the PDF's own error when a range's process dies; processes
+start only on the cores the lender has idle, when it has them."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.extract.page_ranges import page_ranges, scan_in_ranges
 from pocket_assets.core.extract.scan import scan_pages
+from pocket_assets.core.idle_cores import AllCores, IdleCores
 from pocket_assets.core.records import to_dict
 from pocket_assets_tests.pdf_factory import SAMPLE_RAW, text_pdf
 
@@ -47,10 +49,62 @@ def test_ranges_are_shared_with_forked_processes_and_come_back_in_page_order(tmp
     _range_started.clear()
     path = text_pdf(tmp_path / "long.pdf", [""] * 300)
     with pymupdf.open(path) as document:
-        scanned = scan_in_ranges(path, document, _pages_and_processes, workers=3)
+        scanned = scan_in_ranges(path, document, _pages_and_processes, workers=3, cores=AllCores(2))
     assert [index for index, _ in scanned] == list(range(300))
     processes = {process for _, process in scanned}
     assert TEST_PROCESS in processes and len(processes) >= 2
+
+
+class _IdleAfter:
+    """A lender with no idle core for the first `asks` asks (its pool still had other PDFs), then one."""
+
+    def __init__(self, asks: int) -> None:
+        self.asks, self.lent = asks, 0
+
+    def borrow(self, wanted: int) -> int:
+        self.asks -= 1
+        granted = min(wanted, 1) if self.asks < 0 and self.lent == 0 else 0
+        self.lent += granted
+        return granted
+
+    def give_back(self, count: int) -> None:
+        self.lent -= count
+
+
+def _pages_in_processes(document: pymupdf.Document, source: str, pages: range) -> list[tuple[int, int]]:
+    return [(index, os.getpid()) for index in pages]
+
+
+@pytest.mark.parametrize("asks", [0, 3, 100])
+def test_processes_start_only_once_the_lender_has_an_idle_core_and_give_it_back(tmp_path: Path, asks: int) -> None:
+    path = text_pdf(tmp_path / "long.pdf", [""] * 200)
+    cores = _IdleAfter(asks)
+    with pymupdf.open(path) as document:
+        scanned = scan_in_ranges(path, document, _pages_in_processes, workers=2, cores=cores)
+    assert [index for index, _ in scanned] == list(range(200))
+    ranges = page_ranges(200, 2)
+    here = [pages for pages in ranges if {scanned[index][1] for index in pages} == {TEST_PROCESS}]
+    assert ranges[: min(asks, len(ranges))] == here[: min(asks, len(ranges))], "no process while no core is idle"
+    if asks >= len(ranges):
+        assert here == ranges, "never an idle core: every range in the caller"
+    assert cores.lent == 0
+
+
+def test_cores_lent_by_the_pool_are_shared_with_forked_processes_and_given_back() -> None:
+    cores = IdleCores()
+    assert cores.borrow(1) == 0, "nothing idle while the pool has PDFs to start"
+    cores.set_idle(1)
+    context = multiprocessing.get_context("fork")
+    borrowed = context.Value("i", -1)
+    child = context.Process(target=lambda: setattr(borrowed, "value", cores.borrow(2)))
+    child.start()
+    child.join()
+    assert borrowed.value == 1, "a worker gets the one idle core"
+    assert cores.borrow(1) == 0, "lent already: another long PDF does not take it too"
+    cores.give_back(1)
+    assert cores.borrow(3) == 1
+    cores.reset()
+    assert cores.borrow(1) == 0
 
 
 @pytest.mark.parametrize("workers", [2, 3])

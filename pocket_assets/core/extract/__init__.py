@@ -6,7 +6,7 @@ Then the document-wide decisions (running headers and footers, the heading
 scale) are taken and every page is rendered. Pages are loaded one at a time,
 so memory follows the text of the document, not its page objects. The scan of
 each page depends on that page alone, so a long PDF's is run over page ranges on
-several cores (`page_ranges`) and the rest is unchanged: the same output.
+the cores other work leaves idle (`page_ranges`) and the rest is unchanged: the same output.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from pocket_assets.core.cyclic_gc import paused_cyclic_gc
 from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import out_of_step, running_in_slots, running_signatures, scattered
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus, forget_wordings
@@ -29,6 +30,8 @@ from pocket_assets.core.extract.markdown import (
 from pocket_assets.core.extract.ocr import OcrUnavailableError, tessdata_folder
 from pocket_assets.core.extract.page_ranges import SPLIT_PAGES, scan_in_ranges
 from pocket_assets.core.extract.scan import PageScan, scan_pages
+from pocket_assets.core.idle_cores import AllCores, CoreLender
+from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.pdf import open_pdf
 from pocket_assets.core.records import PageRecord
 
@@ -58,14 +61,22 @@ class ExtractionOptions:
 
 
 def iter_rendered_pages(
-    path: Path, options: ExtractionOptions | None = None, workers: int = 1, split_pages: int = SPLIT_PAGES
+    path: Path,
+    options: ExtractionOptions | None = None,
+    workers: int = 1,
+    split_pages: int = SPLIT_PAGES,
+    cores: CoreLender | None = None,
 ) -> Iterator[RenderedPage]:
     """Each page's content and the margin lines removed from it (what benchmarks need too).
 
-    A PDF of `split_pages` pages or more has its pages scanned in `workers` processes
-    (`page_ranges`); the output is the same whatever `workers`.
+    A PDF of `split_pages` pages or more has its pages scanned in up to `workers` processes
+    (`page_ranges`), the extra ones on the idle cores `cores` lends (all `workers - 1` when
+    None: this PDF alone); the output is the same whatever `workers` and `cores`.
     """
-    scans = _scans(path, options or ExtractionOptions(), workers, split_pages)
+    lender = cores if cores is not None else AllCores(workers - 1)
+    scans = _scans(path, options or ExtractionOptions(), workers, split_pages, lender)
+    # The pages' text dictionaries are freed; glibc keeps their pages (~40 MiB on a 2,400-page manual) unless told.
+    return_freed_memory()
     column_lefts = document_column_lefts([scan.column_left for scan in scans])
     census = StyleCensus()
     for scan, column_left in zip(scans, column_lefts):
@@ -90,19 +101,28 @@ def iter_rendered_pages(
 
 
 def extract_pages(
-    path: Path, options: ExtractionOptions | None = None, workers: int = 1, split_pages: int = SPLIT_PAGES
+    path: Path,
+    options: ExtractionOptions | None = None,
+    workers: int = 1,
+    split_pages: int = SPLIT_PAGES,
+    cores: CoreLender | None = None,
 ) -> tuple[PageRecord, ...]:
     """Every page of the PDF as a PageRecord, spans and line numbers placed by `assemble_pages`;
-    `workers` and `split_pages` as in `iter_rendered_pages`.
+    `workers`, `split_pages` and `cores` as in `iter_rendered_pages`.
 
     Raises PdfError when the file or one of its pages cannot be read; page-level
     problems (empty, scanned, table failure) are warnings on the page instead.
     """
-    return assemble_pages(rendered.content for rendered in iter_rendered_pages(path, options, workers, split_pages))
+    with paused_cyclic_gc():
+        return assemble_pages(
+            rendered.content for rendered in iter_rendered_pages(path, options, workers, split_pages, cores)
+        )
 
 
-def _scans(path: Path, options: ExtractionOptions, workers: int, split_pages: int) -> list[PageScan]:
-    """Every page's scan in page order: in this process, or over page ranges in `workers` processes."""
+def _scans(
+    path: Path, options: ExtractionOptions, workers: int, split_pages: int, cores: CoreLender
+) -> list[PageScan]:
+    """Every page's scan in page order: in this process, or over page ranges here and on idle cores."""
     tessdata = tessdata_folder(options.ocr_language) if options.ocr else None
     scan_range = partial(
         scan_pages,
@@ -112,5 +132,5 @@ def _scans(path: Path, options: ExtractionOptions, workers: int, split_pages: in
     )
     with open_pdf(path) as document:
         if workers > 1 and document.page_count >= split_pages:
-            return scan_in_ranges(path, document, scan_range, workers)
+            return scan_in_ranges(path, document, scan_range, workers, cores)
         return scan_range(document, path.name, None)

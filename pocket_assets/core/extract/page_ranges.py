@@ -1,18 +1,22 @@
-"""A long PDF's pages scanned on every core: ranges of pages in forked processes and in the caller, in page order.
+"""A long PDF's pages scanned on idle cores: ranges of pages in forked processes and in the caller, in page order.
 
 The scan of a page (its text dictionary, the table pre-filter, `find_tables()`)
 depends on that page alone and is ~3/4 of extraction; the document-wide decisions
 and the render that follow need every scan, in page order, and stay in the caller.
-So a PDF of `split_pages` pages or more is cut into ranges: the caller scans them
-from the first on while `workers - 1` forked processes take them from the last, and
-each range's scans (lines and tables: plain data) come back pickled. The caller
-takes a range only while no process has started it, so the work is shared to within
-a range, and the scans are put back in page order: the result is the serial scan's.
+So a PDF of `split_pages` pages or more is cut into ranges, which the caller scans
+from the first on. Before each range it asks its `CoreLender` (`core/idle_cores`) for
+idle cores; once it gets some (and two ranges or more are left), that many forked
+processes take the remaining ranges from the last, and each range's scans (lines and
+tables: plain data) come back pickled. The caller takes a range only while no process
+has started it, so the work is shared to within a range, and the scans are put back in
+page order: the result is the serial scan's.
 
-Shorter PDFs are scanned in the caller alone: in a many-PDF step the other cores are
-busy with other PDFs, and a few pages do not pay for a fork. A big PDF in such a
-step runs at most `workers - 1` extra processes beside the step's workers, for as
-long as its scan lasts.
+When cores are idle depends on who asks. A PDF built alone has every other core from
+its first range. In a step's pool, a long PDF among many gets none while the pool has
+other PDFs to start (the other workers are busy with them: a process more would share
+their cores and add its memory), and the cores of workers left without a PDF once it
+has none: the step's tail is then the long PDF's scan on every core, not on one.
+Shorter PDFs are scanned in the caller alone: a few pages do not pay for a fork.
 
 Failures are the serial scan's. A range's error is carried back and raised as
 itself, and the first failing range in page order is the one raised, as the
@@ -42,13 +46,14 @@ import pymupdf
 
 from pocket_assets.core.carried_errors import CarriedError
 from pocket_assets.core.errors import PdfError
+from pocket_assets.core.idle_cores import CoreLender
 from pocket_assets.core.pdf import open_pdf
 
 Scan = TypeVar("Scan")
 # (open PDF, its file name for errors, 0-based page indexes) -> one scan per page, in order
 ScanRange = Callable[[pymupdf.Document, str, range], list[Scan]]
 
-SPLIT_PAGES = 200  # a PDF with this many pages or more is scanned on every core
+SPLIT_PAGES = 200  # a PDF with this many pages or more is scanned on idle cores too
 RANGES_PER_WORKER = 8  # more ranges share the work more evenly (the caller waits at most one range)
 MIN_RANGE_PAGES = 16
 
@@ -63,17 +68,35 @@ def page_ranges(page_count: int, workers: int) -> list[range]:
     return [range(start, min(start + size, page_count)) for start in range(0, page_count, size)]
 
 
-def scan_in_ranges(path: Path, document: pymupdf.Document, scan_range: ScanRange[Scan], workers: int) -> list[Scan]:
+def scan_in_ranges(
+    path: Path, document: pymupdf.Document, scan_range: ScanRange[Scan], workers: int, cores: CoreLender
+) -> list[Scan]:
     """`scan_range(document, path.name, pages)` over all pages of `document` (the PDF at `path`, open in
-    the caller), a range at a time here and in `workers - 1` forked processes, concatenated in page order.
+    the caller), concatenated in page order: a range at a time here, and in up to `workers - 1` forked
+    processes on the cores `cores` lends once it has some idle.
 
     `scan_range` must be picklable (a module-level function or a `functools.partial` of one).
     """
     ranges = page_ranges(document.page_count, workers)
-    if workers <= 1 or len(ranges) <= 1:
-        return scan_range(document, path.name, range(document.page_count))
+    scans: list[Scan] = []
+    for index, pages in enumerate(ranges):
+        left = len(ranges) - index
+        helpers = cores.borrow(min(workers - 1, left - 1)) if left >= 2 and workers > 1 else 0
+        if helpers:
+            try:
+                return scans + _scan_with_helpers(path, document, scan_range, ranges[index:], helpers)
+            finally:
+                cores.give_back(helpers)
+        scans += scan_range(document, path.name, pages)
+    return scans
+
+
+def _scan_with_helpers(
+    path: Path, document: pymupdf.Document, scan_range: ScanRange[Scan], ranges: list[range], helpers: int
+) -> list[Scan]:
+    """The `ranges` scanned here from the first on and in `helpers` forked processes from the last, in order."""
     pool = ProcessPoolExecutor(
-        max_workers=min(workers - 1, len(ranges) - 1),
+        max_workers=helpers,
         mp_context=multiprocessing.get_context("fork"),
         initializer=_open_in_range_process,
         initargs=(path,),
