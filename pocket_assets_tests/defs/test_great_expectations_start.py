@@ -1,7 +1,6 @@
 """When a run not started by the build command starts the Great Expectations process: a short one (a PDF or a
-few, from the UI) in its first step, so that the import overlaps the whole build; a long one once the last
-pooled step's (table_summaries') workers are gone (its import runs on the core they leave idle, not beside
-them), and never if it does not validate or has nothing to validate."""
+few, from the UI) in its first step, so that the import overlaps the whole build; a long one once the chunking
+step's workers are gone (its import runs beside the extractive table summaries, not beside the workers), and never if it does not validate or has nothing to validate."""
 
 from __future__ import annotations
 
@@ -66,14 +65,14 @@ def test_a_short_run_starts_it_in_its_first_step(instance: DagsterInstance, path
     assert starts[0] == {"children": [], "table_summaries": []}
 
 
-def test_a_long_run_starts_it_once_its_tables_are_summarized_and_before_validation(
+def test_a_long_run_starts_it_once_its_pdfs_are_chunked_and_before_validation(
     instance: DagsterInstance, paths: CorpusPaths, starts: list, long_run: None
 ) -> None:
     """Not beside the workers of the chunking steps (the build's memory peak), and before the validation
     step asks for it."""
     keys = small_corpus(paths.raw_path)
     assert materialize_corpus(instance, paths, resources=TWO_WORKERS).success
-    assert starts[0] == {"children": keys, "table_summaries": keys}
+    assert starts[0] == {"children": keys, "table_summaries": []}
     store = paths.store()
     assert all(store.manifest(VALIDATED_CHUNKS, key).status == STATUS_OK for key in keys)
 

@@ -103,6 +103,9 @@ def chunks(
         build,
         {stage: stage.version(settings) for stage in (PARENTS, CHILDREN)},
         workers=workers.count(),
+        # Once its workers are gone: Great Expectations' ~180 MiB are never held beside a pool's workers (the
+        # build's memory peak), and its seconds of import run beside table_summaries, before validation asks.
+        after_building=lambda: prestart_if_validating(context, paths.expectations_path),
     )
 
 
@@ -152,16 +155,10 @@ def table_summaries(
             table_types=MetadataValue.json(stats.table_types),
         )
 
-    # On workers too: the summary cache is SQLite, safe across processes; a summary is the same whether
-    # a copy of the table was summarized before it or beside it (only `cache_hits` tells them apart).
-    yield from run_per_pdf(
-        context,
-        store,
-        build,
-        TABLE_SUMMARIES.version(settings),
-        workers=workers.count(),
-        # Once the last pooled step's workers are gone: Great Expectations' ~180 MiB are then never held
-        # beside them (the build's memory peak), and its import runs while this step's events are stored and
-        # validation judges its first PDFs (`validated_chunks`), on the core that would idle.
-        after_building=lambda: prestart_if_validating(context, paths.expectations_path),
-    )
+    # Extractive summaries take ~1.5 s of CPU for 5,000 pages, in this process, beside Great Expectations'
+    # import (started at the end of chunks) on the other core: a pool would add two processes (~120-180
+    # MiB each, the build's peak) for no wall time. An LLM's summaries wait on the endpoint: on workers,
+    # PDFs wait side by side (the summary cache is SQLite, safe across processes; a summary is the same
+    # whether a copy of the table was summarized before it or beside it: only `cache_hits` differs).
+    in_workers = workers.count() if table_summarizer.kind == "llm" else 1
+    yield from run_per_pdf(context, store, build, TABLE_SUMMARIES.version(settings), workers=in_workers)

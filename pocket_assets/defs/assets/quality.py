@@ -185,8 +185,8 @@ def prestart_if_validating(context: AssetExecutionContext, expectations_dir: Pat
     """Start the Great Expectations process now if this process runs `validated_chunks` later in this
     run (the in-process executor runs every step of the run here; the multiprocess one, one step per
     process), so that its seconds of import overlap what comes before validation, on a core that would
-    idle. The caller picks the moment: a short run's first step (`raw_pdf`), else `table_summaries` once
-    its workers are gone (the last step with workers: the process is never held beside them)."""
+    idle. The caller picks the moment: a short run's first step (`raw_pdf`), else `chunks` once its
+    workers are gone (the last pool of an extractive build: the process is never held beside one)."""
     plan = context.op_execution_context.get_step_execution_context().execution_plan
     if VALIDATED_CHUNKS.name in plan.step_keys_to_execute:
         prestart(expectations_dir)
