@@ -168,6 +168,9 @@ def test_dagsters_own_storage_writes_to_the_same_files_between_its_events(tmp_pa
         assert _stored_partitions(held, run_id) == _stored_partitions(plain, run_id) == expected
         latest = plain.get_latest_materialization_event(AssetKey("pages"))
         assert latest is not None and latest.dagster_event.partition == "fr/plain-2.pdf", "the index shard too"
+        for instance, synchronous in ((held, 1), (plain, 2)):  # NORMAL on the build's connections, FULL (SQLite's) on Dagster's
+            with instance.event_log_storage.run_connection(run_id) as connection:
+                assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == synchronous
 
 
 def test_a_long_lived_process_keeps_only_the_latest_runs_open(tmp_path: Path) -> None:
@@ -177,3 +180,24 @@ def test_a_long_lived_process_keeps_only_the_latest_runs_open(tmp_path: Path) ->
             _store_materialization(instance, run_id, "fr/a.pdf")
         assert {shard for _, shard in instance.event_log_storage._engines} == {"index", *run_ids[-RUN_ENGINES_KEPT:]}
         assert all(_stored_partitions(instance, run_id) == ["fr/a.pdf"] for run_id in run_ids), "a closed run reopens"
+
+
+def test_a_dagster_yaml_may_name_the_storage_for_every_process_of_the_instance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What docs/operations.md gives for the UI, the daemon and the runs they launch; the build command keeps it."""
+    (tmp_path / "dagster.yaml").write_text(
+        "storage:\n  custom:\n    module: pocket_assets.defs.event_store\n    class: HeldSqliteStorage\n"
+        "    config:\n      base_dir:\n        env: DAGSTER_HOME\n      synchronous: FULL\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    with DagsterInstance.get() as instance:
+        assert isinstance(instance.event_log_storage, HeldSqliteEventLogStorage)
+        with instance.event_log_storage.index_connection() as connection:
+            assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL, as configured
+        run_id = str(uuid.uuid4())
+        _store_materialization(instance, run_id, "fr/a.pdf")
+    assert build_instance_ref(str(tmp_path)) == InstanceRef.from_dir(str(tmp_path)), "left as configured"
+    with DagsterInstance.from_ref(InstanceRef.from_dir(str(tmp_path))) as instance:
+        assert _stored_partitions(instance, run_id) == ["fr/a.pdf"]
