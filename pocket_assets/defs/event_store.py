@@ -24,17 +24,20 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from dagster import Field, StringSource
+from dagster._core.events import ASSET_EVENTS
+from dagster._core.events.log import EventLogEntry
 from dagster._core.instance.ref import InstanceRef
 from dagster._core.storage.base_storage import DagsterStorage
 from dagster._core.storage.event_log import SqliteEventLogStorage
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import INDEX_SHARD_NAME
 from dagster._core.storage.runs.sqlite.sqlite_run_storage import SqliteRunStorage
 from dagster._core.storage.schedules.sqlite.sqlite_schedule_storage import SqliteScheduleStorage
+from dagster._core.storage.sqlalchemy_compat import db_result
 from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
 from dagster._core.storage.sqlite_storage import (
     DagsterSqliteStorage,
@@ -62,7 +65,9 @@ RUN_ENGINES_KEPT = 8
 class HeldSqliteEventLogStorage(SqliteEventLogStorage):
     """`SqliteEventLogStorage` with one engine (one pooled connection) per database and process."""
 
-    def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None, synchronous: str = DEFAULT_SYNCHRONOUS):
+    def __init__(
+        self, base_dir: str, inst_data: ConfigurableClassData | None = None, synchronous: str = DEFAULT_SYNCHRONOUS
+    ):
         if synchronous not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous: {synchronous!r} is not one of {', '.join(SYNCHRONOUS_MODES)}")
         self._synchronous = synchronous
@@ -72,7 +77,9 @@ class HeldSqliteEventLogStorage(SqliteEventLogStorage):
         super().__init__(base_dir, inst_data)  # creates the index database on first use, through _connect
 
     @classmethod
-    def from_config_value(cls, inst_data: ConfigurableClassData | None, config_value: Mapping[str, Any]) -> HeldSqliteEventLogStorage:
+    def from_config_value(
+        cls, inst_data: ConfigurableClassData | None, config_value: Mapping[str, Any]
+    ) -> HeldSqliteEventLogStorage:
         return cls(inst_data=inst_data, **config_value)
 
     @contextmanager
@@ -111,6 +118,25 @@ class HeldSqliteEventLogStorage(SqliteEventLogStorage):
         for key in runs[: max(0, len(runs) - RUN_ENGINES_KEPT)]:
             self._engines.pop(key).dispose()
 
+    def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
+        """A step's materializations of its PDFs, which Dagster hands over together when
+        `DAGSTER_EVENT_BATCH_SIZE` is set (the build command sets it), in one transaction per database
+        instead of two per event: the same rows, in the same order, as `store_event` one by one.
+        Anything else (other events, several runs) is stored one by one."""
+        if len({event.run_id for event in events}) != 1 or not all(_is_asset_event(event) for event in events):
+            super().store_event_batch(events)
+            return
+        statements = [self.prepare_insert_event(event) for event in events]
+        with self.run_connection(events[0].run_id) as conn:
+            for statement in statements:
+                conn.execute(statement)
+        with self.index_transaction() as conn:  # what `store_event` mirrors there, event by event
+            for event, statement in zip(events, statements):
+                with db_result(conn, statement) as result:
+                    event_id = result.inserted_primary_key[0]
+                self._store_asset_event_tags(conn, [event], [event_id])
+                self._store_asset_event(conn, event, event_id)
+
     def has_table(self, table_name: str) -> bool:
         """Dagster asks this for every stored asset event (and builds an engine to answer); a table
         once there stays (a missing one is asked again: a migration may add it)."""
@@ -139,25 +165,43 @@ class HeldSqliteEventLogStorage(SqliteEventLogStorage):
         super().dispose()
 
 
+def _is_asset_event(event: EventLogEntry) -> bool:
+    dagster_event = event.dagster_event
+    return dagster_event is not None and dagster_event.event_type in ASSET_EVENTS and dagster_event.asset_key is not None
+
+
 class HeldSqliteStorage(DagsterSqliteStorage):
     """Dagster's default local storage (`DagsterSqliteStorage`, same folders) with `HeldSqliteEventLogStorage`."""
 
-    def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None, synchronous: str = DEFAULT_SYNCHRONOUS):
+    def __init__(
+        self, base_dir: str, inst_data: ConfigurableClassData | None = None, synchronous: str = DEFAULT_SYNCHRONOUS
+    ):
         self.base_dir = base_dir
         self._run_storage = SqliteRunStorage.from_local(_runs_directory(base_dir))
-        self._event_log_storage = HeldSqliteEventLogStorage(_event_logs_directory(base_dir), synchronous=synchronous)
+        self._event_log_storage = HeldSqliteEventLogStorage(
+            _event_logs_directory(base_dir), synchronous=synchronous
+        )
         self._schedule_storage = SqliteScheduleStorage.from_local(_schedule_directory(base_dir))
         self._inst_data = inst_data
         DagsterStorage.__init__(self)
 
     @classmethod
     def config_type(cls) -> dict[str, Field]:
-        return {"base_dir": Field(StringSource), "synchronous": Field(str, is_required=False, default_value=DEFAULT_SYNCHRONOUS)}
+        return {
+            "base_dir": Field(StringSource),
+            "synchronous": Field(str, is_required=False, default_value=DEFAULT_SYNCHRONOUS),
+        }
 
     @classmethod
-    def from_config_value(cls, inst_data: ConfigurableClassData | None, config_value: Mapping[str, Any]) -> HeldSqliteStorage:
+    def from_config_value(
+        cls, inst_data: ConfigurableClassData | None, config_value: Mapping[str, Any]
+    ) -> HeldSqliteStorage:
         mkdir_p(config_value["base_dir"])
-        return cls(config_value["base_dir"], inst_data=inst_data, synchronous=config_value.get("synchronous", DEFAULT_SYNCHRONOUS))
+        synchronous = config_value.get("synchronous", DEFAULT_SYNCHRONOUS)
+        return cls(config_value["base_dir"], inst_data=inst_data, synchronous=synchronous)
+
+
+DAGSTER_SQLITE_STORAGE = ("dagster._core.storage.sqlite_storage", "DagsterSqliteStorage")  # module, class
 
 
 def build_instance_ref(home: str) -> InstanceRef:
@@ -165,6 +209,6 @@ def build_instance_ref(home: str) -> InstanceRef:
     default local one (no `storage` setting, or `storage: sqlite`); any other storage as configured."""
     ref = InstanceRef.from_dir(home)
     storage = ref.storage_data
-    if storage is None or (storage.module_name, storage.class_name) != ("dagster._core.storage.sqlite_storage", "DagsterSqliteStorage"):
+    if storage is None or (storage.module_name, storage.class_name) != DAGSTER_SQLITE_STORAGE:
         return ref
     return ref._replace(storage_data=ConfigurableClassData(__name__, HeldSqliteStorage.__name__, storage.config_yaml))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from dagster import AssetKey, AssetMaterialization, DagsterEventType, DagsterInstance
-from dagster._core.events import DagsterEvent, StepMaterializationData
+from dagster._core.events import DagsterEvent, DagsterEventBatchMetadata, StepMaterializationData
 from dagster._core.instance.ref import InstanceRef
 from dagster._core.storage.event_log import SqliteEventLogStorage
 from dagster_graphql.test.utils import define_out_of_process_context, execute_dagster_graphql
@@ -201,3 +201,47 @@ def test_a_dagster_yaml_may_name_the_storage_for_every_process_of_the_instance(
     assert build_instance_ref(str(tmp_path)) == InstanceRef.from_dir(str(tmp_path)), "left as configured"
     with DagsterInstance.from_ref(InstanceRef.from_dir(str(tmp_path))) as instance:
         assert _stored_partitions(instance, run_id) == ["fr/a.pdf"]
+
+
+def test_a_batch_of_materializations_is_stored_as_one_by_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a step's result hands over together (DAGSTER_EVENT_BATCH_SIZE): the same rows in both databases,
+    in the same order, as Dagster's storage stores event by event; the asset's latest record and tags too."""
+    monkeypatch.setenv("DAGSTER_EVENT_BATCH_SIZE", "1000")
+    batches: list[int] = []
+    store_batch = HeldSqliteEventLogStorage.store_event_batch
+    monkeypatch.setattr(
+        HeldSqliteEventLogStorage, "store_event_batch", lambda self, events: store_batch(self, batches.append(len(events)) or events)
+    )
+    (tmp_path / "held").mkdir()
+    (tmp_path / "plain").mkdir()
+    stored = {}
+    with _held_instance(tmp_path / "held") as held, DagsterInstance.from_ref(InstanceRef.from_dir(str(tmp_path / "plain"))) as plain:
+        for name, instance in (("held", held), ("plain", plain)):
+            run_id = "batch-run"
+            partitions = [f"fr/{index}.pdf" for index in range(4)]
+            for index, partition in enumerate(partitions):
+                materialization = AssetMaterialization(AssetKey("pages"), partition=partition, tags={"dagster/data_version": str(index)})
+                event = DagsterEvent(
+                    event_type_value=DagsterEventType.ASSET_MATERIALIZATION.value,
+                    job_name="build_corpus",
+                    event_specific_data=StepMaterializationData(materialization),
+                )
+                batch = DagsterEventBatchMetadata("step", index == len(partitions) - 1)
+                instance.report_dagster_event(event, run_id, logging.DEBUG, batch_metadata=batch, timestamp=1_000_000.0 + index)
+            in_run = instance.get_records_for_run(run_id).records
+            (asset,) = instance.get_asset_records([AssetKey("pages")])
+            latest = asset.asset_entry.last_materialization_record
+            stored[name] = {
+                "run": [(record.storage_id, record.event_log_entry.dagster_event.partition) for record in in_run],
+                "index": [
+                    (record.storage_id, record.partition_key)
+                    for record in instance.fetch_materializations(AssetKey("pages"), limit=10, ascending=True).records
+                ],
+                "latest": (latest.storage_id, latest.partition_key),
+                "tags": instance.event_log_storage.get_latest_tags_by_partition(
+                    AssetKey("pages"), DagsterEventType.ASSET_MATERIALIZATION, ["dagster/data_version"]
+                ),
+            }
+    assert batches == [4], "the held storage got them as one batch"
+    assert stored["held"]["run"] == [(index + 1, f"fr/{index}.pdf") for index in range(4)]
+    assert stored["held"] == stored["plain"]
