@@ -127,6 +127,27 @@ class ChunkRecord:
     embedded_tokens: int = 0
 
 
+@dataclass(frozen=True)
+class ChunkPlace:
+    """Where a stored chunk is and what it is filed under: the fields a table summary reads of the
+    parents and children of its document (`summaries.summarize_tables`). Read as these columns alone,
+    not as whole records: a 2,400-page manual's chunk texts are ~50 MiB of Python strings in a worker."""
+
+    id: str
+    char_start: int
+    char_end: int
+    section: str | None
+    section_path: tuple[str, ...]
+    section_id: str | None
+    article_num: str | None
+    canonical_id: str
+
+
+CHUNK_PLACE_FIELDS: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(ChunkPlace))
+# A parent or child as a table summary reads it: the whole record, or only its place.
+PlacedChunk = ChunkRecord | ChunkPlace
+
+
 def parse_corpora(value: str) -> tuple[str, ...]:
     """`"fr,intl"` -> `("fr", "intl")`: the corpus folder names of a setting, in order, without repeats."""
     names = tuple(dict.fromkeys(name.strip() for name in value.split(",") if name.strip()))
@@ -269,6 +290,13 @@ def chunk_from_dict(row: dict[str, Any]) -> ChunkRecord:
     chunk = object.__new__(ChunkRecord)
     chunk.__dict__.update(values)
     return chunk
+
+
+def chunk_place_from_dict(row: dict[str, Any]) -> ChunkPlace:
+    """A stored chunk row's `CHUNK_PLACE_FIELDS` (any other key is ignored)."""
+    values = {name: row[name] for name in CHUNK_PLACE_FIELDS}
+    values["section_path"] = tuple(values["section_path"])
+    return ChunkPlace(**values)
 
 
 _CHUNK_FIELDS = frozenset(field.name for field in dataclasses.fields(ChunkRecord))

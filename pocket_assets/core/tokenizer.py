@@ -7,7 +7,7 @@ import gzip
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
 import blake3
 from tokenizers import Encoding, Tokenizer
@@ -20,12 +20,24 @@ TOKENIZER_ENV = "POCKET_ASSETS_TOKENIZER"  # read by the Dagster layer and the C
 _VENDORED = {"gemma3": "gemma3-tokenizer.json.gz", "embeddinggemma": "gemma3-tokenizer.json.gz"}
 
 
+class TextCounter(Protocol):
+    """Exact token counts of strings: a `TokenCounter`, or a document's `slice_counts.SliceCounter`
+    (the same counts, from memoized pieces, with fewer tokenizer calls)."""
+
+    def count(self, text: str) -> int: ...
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]: ...
+
+
 @dataclass(frozen=True)
 class TokenCounter:
     """A loaded tokenizer. Encodings come without special tokens: `tokens` counts text alone."""
 
     name: str
     tokenizer: Tokenizer
+    # Loaded from a file shipped with the package: facts about its vocabulary that cost a scan of every
+    # token (`slice_counts.splits_cleanly`, ~0.7 s in each process that chunks) are checked by the tests.
+    vendored: bool = False
 
     def count(self, text: str) -> int:
         return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
@@ -52,7 +64,7 @@ def load_tokenizer(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
     else:
         tokenizer = _parse(tokenizer_file(spec))
     return_freed_memory()  # the JSON parser's freed heap (~400 MiB resident otherwise; the tokenizer holds ~115)
-    return TokenCounter(spec, tokenizer)
+    return TokenCounter(spec, tokenizer, vendored=spec in _VENDORED)
 
 
 def release_tokenizers() -> None:

@@ -36,7 +36,7 @@ import logging
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from dagster import (
     AssetCheckKey,
@@ -48,6 +48,9 @@ from dagster import (
     MaterializeResult,
     MetadataValue,
 )
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # Private, and needed at scale: Dagster 1.13 has no public way to add many partitions' metadata in
 # less than quadratic time (see `add_partition_metadata`).
@@ -77,7 +80,7 @@ _NOT_ADDED = ("dagster/", "tokens_")
 class StageOutput:
     """What a stage made of one PDF: rows to store (in the stage's schema), and numbers to show in the UI."""
 
-    rows: list[dict[str, Any]]
+    rows: list[dict[str, Any]] | pa.Table  # a table: stage files read back (`validated_chunks`), written as they are
     source_sha256: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -108,15 +111,17 @@ def run_per_pdf(
     code_version: str | None = None,
     checks: Checks | None = None,
     workers: int = 1,
+    after_building: Callable[[], None] | None = None,
 ) -> Iterator[MaterializeResult]:
     """Build, store and report every partition of the run for the step's one stage; see the module docstring.
 
     `checks`, called once every PDF was tried, gives the asset's check results. A `build`
-    without side effects may run in `workers` processes (`pdf_workers`).
+    without side effects may run in `workers` processes (`pdf_workers`). `after_building`: as
+    `run_per_pdf_stages` says.
     """
     stage = stage_named(context.asset_key.to_user_string())
     yield from run_per_pdf_stages(
-        context, store, (stage,), lambda key: {stage: build(key)}, {stage: code_version}, checks, workers
+        context, store, (stage,), lambda key: {stage: build(key)}, {stage: code_version}, checks, workers, after_building
     )
 
 

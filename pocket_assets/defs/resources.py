@@ -204,7 +204,7 @@ class GatesResource(ConfigurableResource):
 
     The process is started before validation needs it, so that its seconds of imports overlap
     other work: by the build command (`cli.preload_for_build`) or the run's first step for a
-    short run (`assets.quality.prestart_if_validating`), else once chunking's workers are gone.
+    short run (`assets.quality.prestart_if_validating`), else once `table_summaries`' workers are gone.
     """
 
     def expectations(self, expectations_dir: Path) -> ExpectationsProcess:

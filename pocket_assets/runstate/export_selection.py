@@ -20,7 +20,8 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
-from pocket_assets.core.records import ChunkRecord, chunk_from_dict
+from pocket_assets.core.records import chunk_from_dict, to_dict
+from pocket_assets.core.schemas import CHUNK_SCHEMA
 from pocket_assets.runstate.stages import EXPORTED
 from pocket_assets.runstate.staleness import first_problem
 from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionStore
@@ -63,32 +64,42 @@ def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> E
     return ExportSelection(tuple(included), tuple(stale), tuple(excluded))
 
 
-class ValidatedChunks(Sequence[ChunkRecord]):
-    """A PDF's last good validated chunks, made records a batch of rows at a time as they are read.
+class ValidatedChunks(Sequence[dict[str, Any]]):
+    """A PDF's last good validated chunks as the export reads them: rows, each `to_dict` of its
+    record (`core.export.redirects.ChunkRow`), made a batch at a time as they are read.
 
     The file stays in Arrow columns (each text once, compact) and only the batch being read is
-    records: the export reads a PDF's chunks in about their file order, so each batch is made
-    once, and a PDF of thousands of chunks costs its file's size, not its records' (issue 18).
+    Python rows: the export reads a PDF's chunks in about their file order, so each batch is made
+    once, and a PDF of thousands of chunks costs its file's size, not its rows' (issue 18). A file
+    in today's schema is its rows already, read a column at a time (no record is made); a file of
+    an older schema goes through its records, for their defaults.
     """
 
     BATCH_ROWS = 512
 
     def __init__(self, table: pa.Table) -> None:
         self._table = table
+        self._current_schema = table.schema.equals(CHUNK_SCHEMA)
         self._batch_start = -1
-        self._batch: list[ChunkRecord] = []
+        self._batch: list[dict[str, Any]] = []
 
     def __len__(self) -> int:
         return self._table.num_rows
 
-    def __getitem__(self, row: int) -> ChunkRecord:  # type: ignore[override]  # rows only, no slices
+    def __getitem__(self, row: int) -> dict[str, Any]:  # type: ignore[override]  # rows only, no slices
         if not 0 <= row < len(self):
             raise IndexError(row)
         start = row - row % self.BATCH_ROWS
         if start != self._batch_start:
-            self._batch = [chunk_from_dict(values) for values in self._table.slice(start, self.BATCH_ROWS).to_pylist()]
+            self._batch = self._rows(self._table.slice(start, self.BATCH_ROWS))
             self._batch_start = start
         return self._batch[row - start]
+
+    def _rows(self, batch: pa.Table) -> list[dict[str, Any]]:
+        if not self._current_schema:
+            return [to_dict(chunk_from_dict(values)) for values in batch.to_pylist()]
+        names = batch.column_names
+        return [dict(zip(names, values)) for values in zip(*(column.to_pylist() for column in batch.columns))]
 
 
 def read_validated_chunks(store: PartitionStore, partition_key: str) -> ValidatedChunks:

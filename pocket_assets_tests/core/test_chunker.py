@@ -19,7 +19,14 @@ from pocket_assets.core.document import canonical_text
 from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.chunking.slice_counts import PieceTokens, SliceCounter, page_token_offsets, splits_cleanly
+from pocket_assets.core import tokenizer as tokenizer_module
+from pocket_assets.core.chunking.slice_counts import (
+    PieceTokens,
+    SliceCounter,
+    page_token_offsets,
+    splits_cleanly,
+    vocabulary_splits_cleanly,
+)
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint, identity_for, markdown_table
 
@@ -254,6 +261,14 @@ def test_deterministic_across_processes(counter):
     assert output.stdout.strip() == expected
 
 
+@pytest.mark.parametrize("spec", sorted(tokenizer_module._VENDORED))
+def test_the_vendored_vocabularies_split_cleanly(spec):
+    """`splits_cleanly` trusts a vendored tokenizer's vocabulary without scanning it in every process:
+    this scan is what it trusts."""
+    vendored = load_tokenizer(spec)
+    assert vendored.vendored and vocabulary_splits_cleanly(vendored) and splits_cleanly(vendored)
+
+
 @pytest.mark.parametrize("key", SAMPLES)
 def test_slice_counts_equal_a_full_re_encoding_on_the_sample_pdfs(key, counter):
     """Counts read off the page encoding, edges re-encoded, must be the tokenizer's own, for any slice."""
@@ -269,7 +284,7 @@ def test_slice_counts_equal_a_full_re_encoding_on_the_sample_pdfs(key, counter):
     embedded = [
         text_to_embed(text[start:end], "sample > </ x.pdf", 12, "title: {title} | text: ") for start, end in spans
     ]
-    assert slices.count_texts(embedded) == counter.count_batch(embedded)
+    assert slices.count_batch(embedded) == counter.count_batch(embedded)
 
 
 def test_a_bounded_piece_cache_gives_the_counts_and_chunks_of_an_unbounded_one(counter):

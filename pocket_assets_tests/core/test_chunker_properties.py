@@ -184,7 +184,7 @@ def test_slice_counts_equal_a_full_re_encoding(page_texts, data):
     ]
     assert slices.count_slices(spans) == counter.count_batch([text[start:end] for start, end in spans])
     strings = [text_to_embed(text[start:end], "a > </b.pdf", 3, "title: {title} | text: ") for start, end in spans]
-    assert slices.count_texts(strings + [text]) == counter.count_batch(strings + [text])
+    assert slices.count_batch(strings + [text]) == counter.count_batch(strings + [text])
 
 
 def _a_few_at_a_time(group_chars: int, texts: int):

@@ -7,9 +7,11 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
-from pocket_assets.core.quality.expectation_batches import batchable, expectations_for_batch
+from pocket_assets.core.quality.expectation_batches import batchable, expectations_for_batch, expectations_for_files
 from pocket_assets.core.quality.expectations_process import ExpectationsProcess, ExpectationsProcessError
 from pocket_assets.core.quality.validation import (
     CORPUS_SUITE_FILE,
@@ -18,10 +20,12 @@ from pocket_assets.core.quality.validation import (
     corpus_ids_on_columns,
     expectations_on_columns,
     frame_columns,
+    frame_columns_from_files,
     load_gates,
     validate_corpus_ids,
 )
-from pocket_assets.core.records import ChunkRecord
+from pocket_assets.core.records import ChunkRecord, to_dict
+from pocket_assets.core.schemas import CHUNK_SCHEMA
 from pocket_assets_tests.core.test_validation import (
     EXPECTATIONS_DIR,
     POLICY,
@@ -69,6 +73,18 @@ def corpus() -> dict[str, list[ChunkRecord]]:
     }
 
 
+def stored(folder: Path, pdfs: dict[str, list[ChunkRecord]]) -> dict[str, list[Path]]:
+    """Each PDF's chunks in two Parquet files in the stages' schema (its first half, then the rest), as the
+    build sends them to the expectations process: its parents, children and table summaries' files."""
+    files = {}
+    for place, (key, chunks) in enumerate(pdfs.items()):
+        half = len(chunks) // 2
+        files[key] = [folder / f"{place}-{part}.parquet" for part in (1, 2)]
+        for path, part in zip(files[key], (chunks[:half], chunks[half:])):
+            pq.write_table(pa.Table.from_pylist([to_dict(chunk) for chunk in part], schema=CHUNK_SCHEMA), path)
+    return files
+
+
 def per_pdf(gates: Gates, pdfs: dict[str, list[ChunkRecord]]) -> dict:
     return {key: expectations_on_columns(gates, frame_columns(chunks), *CAPS) for key, chunks in pdfs.items()}
 
@@ -109,12 +125,21 @@ def test_an_expectation_that_cannot_run_fails_every_pdf_with_its_error(tmp_path:
     assert failed(batch) == {"fr/b.pdf": {"page_positive"}, "fr/g.pdf": {"page_positive"}}
 
 
-def test_the_expectations_process_answers_as_this_process_does(gates: Gates) -> None:
+def test_the_stage_files_give_the_records_columns_and_verdicts(gates: Gates, tmp_path: Path) -> None:
+    """What the expectations process reads of a PDF's stage files is what its records hold, in their order."""
+    pdfs = corpus()
+    files = stored(tmp_path, pdfs)
+    columns = {key: frame_columns(chunks) for key, chunks in pdfs.items()}
+    assert {key: frame_columns_from_files(paths) for key, paths in files.items()} == columns
+    assert expectations_for_files(gates, files, *CAPS) == expectations_for_batch(gates, columns, *CAPS)
+
+
+def test_the_expectations_process_answers_as_this_process_does(gates: Gates, tmp_path: Path) -> None:
     pdfs = corpus()
     columns = {key: frame_columns(chunks) for key, chunks in pdfs.items()}
     process = ExpectationsProcess(EXPECTATIONS_DIR)
     try:
-        assert process.partition_suite(columns, *CAPS) == expectations_for_batch(gates, columns, *CAPS)
+        assert process.partition_suite(stored(tmp_path, pdfs), *CAPS) == expectations_for_batch(gates, columns, *CAPS)
         everything = [chunk for key in ("fr/b.pdf", "fr/g.pdf") for chunk in pdfs[key]]
         from_process = process.corpus_suite(frame_columns(everything), "corpus")
         assert from_process == validate_corpus_ids(gates, everything, "corpus")
@@ -123,15 +148,16 @@ def test_the_expectations_process_answers_as_this_process_does(gates: Gates) -> 
         process.close()
 
 
-def test_batches_sent_ahead_are_answered_in_order_and_a_death_fails_them_clearly(gates: Gates) -> None:
+def test_batches_sent_ahead_are_answered_in_order_and_a_death_fails_them_clearly(gates: Gates, tmp_path: Path) -> None:
     """The build sends the next batch before reading the verdicts of the one before (`submit_partition_suite`)."""
     pdfs = corpus()
-    columns = {key: frame_columns(chunks) for key, chunks in pdfs.items()}
-    halves = [dict(list(columns.items())[: len(columns) // 2]), dict(list(columns.items())[len(columns) // 2 :])]
+    files = stored(tmp_path, pdfs)
+    halves = [dict(list(files.items())[: len(files) // 2]), dict(list(files.items())[len(files) // 2 :])]
     process = ExpectationsProcess(EXPECTATIONS_DIR)
     try:
         sent = [process.submit_partition_suite(half, *CAPS) for half in halves]
-        assert [future.result() for future in sent] == [expectations_for_batch(gates, half, *CAPS) for half in halves]
+        expected = [expectations_for_batch(gates, {key: frame_columns(pdfs[key]) for key in half}, *CAPS) for half in halves]
+        assert [future.result() for future in sent] == expected
         process._process.kill()
         sent = [process.submit_partition_suite(half, *CAPS) for half in halves]
         for future in sent:
@@ -183,3 +209,13 @@ def test_an_expectation_on_another_column_widens_the_corpus_frame(tmp_path: Path
     (tmp_path / CORPUS_SUITE_FILE).write_text(json.dumps(suite), encoding="utf-8")
     with pytest.raises(ValueError, match="colour"):
         corpus_frame_columns(tmp_path)
+
+
+def test_a_validation_leaves_no_frame_behind_and_the_next_one_judges_alike(gates: Gates) -> None:
+    """GE's execution engine would keep the last batch's frame (the largest PDF's, through the export)."""
+    pdfs = corpus()
+    first = per_pdf(gates, pdfs)
+    manager = gates.batch_definition.data_asset.datasource.get_execution_engine().batch_manager
+    assert dict(manager.batch_data_cache) == {} and dict(manager.batch_cache) == {}
+    assert per_pdf(gates, pdfs) == first
+    assert failed(first)["fr/c.pdf"], "the short child still fails once the caches were emptied"

@@ -28,6 +28,7 @@ from pocket_assets.core.export.corpus_files import (
     write_corpus_parts,
 )
 from pocket_assets.core.records import ChunkRecord, to_dict
+from pocket_assets.core.schemas import CHUNK_SCHEMA
 from pocket_assets.runstate.export_selection import ValidatedChunks
 from pocket_assets_tests.core.test_export import GENERATED, SCHEMA_DIR, document_text, make_chunks
 
@@ -44,9 +45,9 @@ class CountedParts:
     def parts(self) -> CorpusParts:
         return CorpusParts(keys={part: key_columns(chunks) for part, chunks in self.chunks.items()}, load=self._load)
 
-    def _load(self, part: str) -> list[ChunkRecord]:
+    def _load(self, part: str) -> list[dict]:
         self.loads[part] += 1
-        return self.chunks[part]
+        return [to_dict(chunk) for chunk in self.chunks[part]]
 
 
 def three_pdfs(statuts_pages: list[str] | None = None) -> dict[str, list[ChunkRecord]]:
@@ -104,7 +105,7 @@ def test_the_files_are_those_of_the_whole_corpus_in_export_order(tmp_path: Path)
     assert written == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     sdk = [sdk_line(c.text, c.source, c.page, c.context) for c in ordered if c.chunk_type in SDK_CHUNK_TYPES]
     assert export.paths[SDK_FILE].read_text(encoding="utf-8") == "".join(line + "\n" for line in sdk)
-    hepilot = [json.dumps(hepilot_record(chunk), ensure_ascii=False) + "\n" for chunk in ordered]
+    hepilot = [json.dumps(hepilot_record(to_dict(chunk)), ensure_ascii=False) + "\n" for chunk in ordered]
     assert export.paths[HEPILOT_FILE].read_text(encoding="utf-8") == "".join(hepilot)
 
 
@@ -155,18 +156,23 @@ def test_an_id_held_by_two_pdfs_is_caught_and_named(tmp_path: Path) -> None:
     assert not counted.loads, "caught on the key columns, before any PDF is read again"
 
 
+@pytest.mark.parametrize("schema", [CHUNK_SCHEMA, None], ids=["todays-schema", "inferred-types"])
 def test_chunks_read_from_arrow_a_batch_at_a_time_export_as_records_do(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, schema: pa.Schema | None
 ) -> None:
-    """`ValidatedChunks` (what `android_export` loads a PDF's validated file as) in batches smaller than a PDF."""
+    """`ValidatedChunks` (what `android_export` loads a PDF's validated file as) in batches smaller than a PDF:
+    a file in the stage's schema is read a column at a time, one written otherwise through its records."""
     monkeypatch.setattr(ValidatedChunks, "BATCH_ROWS", 7)
     chunks_by_part = three_pdfs()
     tables = {
-        part: pa.Table.from_pylist([to_dict(chunk) for chunk in chunks[::-1]]) for part, chunks in chunks_by_part.items()
+        part: pa.Table.from_pylist([to_dict(chunk) for chunk in chunks[::-1]], schema=schema)
+        for part, chunks in chunks_by_part.items()
     }
     regles = ValidatedChunks(tables["fr/regles.pdf"])
-    assert list(regles) == chunks_by_part["fr/regles.pdf"][::-1]
-    assert [regles[row] for row in reversed(range(len(regles)))] == chunks_by_part["fr/regles.pdf"]
+    rows = [to_dict(chunk) for chunk in chunks_by_part["fr/regles.pdf"]]
+    assert list(regles) == rows[::-1]
+    assert [regles[row] for row in reversed(range(len(regles)))] == rows
+    assert [list(row) for row in regles] == [list(row) for row in rows[::-1]], "the fields in the records' order"
     with pytest.raises(IndexError):
         regles[len(regles)]
     parts = CorpusParts(
@@ -176,3 +182,13 @@ def test_chunks_read_from_arrow_a_batch_at_a_time_export_as_records_do(
     streamed = write_corpus_parts("fr", parts, tmp_path / "streamed", GENERATED, SCHEMA_DIR)
     held = write_corpus_exports("fr", flat(chunks_by_part), tmp_path / "held", GENERATED, SCHEMA_DIR)
     assert file_bytes(streamed) == file_bytes(held)
+
+
+def test_a_file_of_an_older_schema_exports_its_records_defaults(tmp_path: Path) -> None:
+    """A stale PDF ships a validated file written before the context header existed: its chunks read
+    back with the records' defaults (no header, no embedded count), as `chunk_from_dict` makes them."""
+    chunks = [dataclasses.replace(chunk, context="", embedded_tokens=0) for chunk in three_pdfs()["fr/regles.pdf"]]
+    older = pa.Table.from_pylist(
+        [{name: value for name, value in to_dict(chunk).items() if name not in ("context", "embedded_tokens")} for chunk in chunks]
+    )
+    assert list(ValidatedChunks(older)) == [to_dict(chunk) for chunk in chunks]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 
@@ -12,7 +13,18 @@ from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.records import Block, ChunkRecord, ContentFeatures, PageRecord, PdfIdentity, TableCells
+from pocket_assets.core.records import (
+    Block,
+    ChunkPlace,
+    ChunkRecord,
+    ContentFeatures,
+    PageRecord,
+    PdfIdentity,
+    PlacedChunk,
+    TableCells,
+    chunk_place_from_dict,
+    to_dict,
+)
 from pocket_assets.core.tables.summaries import (
     ExtractiveSummarizer,
     SummaryError,
@@ -319,3 +331,19 @@ def test_a_documents_new_summaries_are_cached_together_and_a_repeated_table_hits
     batch = summarize_tables(IDENTITY, pages, parents, ChunkPolicy(), counter, ExtractiveSummarizer(counter), cache)
     assert writes == [1] and len(cache) == 1
     assert batch.stats.cache_hits == 1 and len(batch.chunks) == 2
+
+
+def test_summaries_from_the_chunks_places_are_those_from_the_whole_chunks(counter: TokenCounter) -> None:
+    """The asset reads only `CHUNK_PLACE_FIELDS` of the stored parents and children, not their texts."""
+    pages = build_pages()
+    chunked = chunk_document(IDENTITY, pages, ChunkPolicy(), counter)
+
+    def places(records: tuple[ChunkRecord, ...]) -> list[ChunkPlace]:
+        return [chunk_place_from_dict(to_dict(record)) for record in records]
+
+    def summaries(parents: Sequence[PlacedChunk], children: Sequence[PlacedChunk]) -> tuple[ChunkRecord, ...]:
+        summarizer = ExtractiveSummarizer(counter)
+        return summarize_tables(IDENTITY, pages, parents, ChunkPolicy(), counter, summarizer, children=children).chunks
+
+    whole = summaries(chunked.parents, chunked.children)
+    assert whole and summaries(places(chunked.parents), places(chunked.children)) == whole

@@ -1,7 +1,7 @@
 """When a run not started by the build command starts the Great Expectations process: a short one (a PDF or a
-few, from the UI) in its first step, so that the import overlaps the whole build; a long one once the chunking
-step's workers are gone (its import runs on the core they leave idle, not beside them), and never if it does
-not validate or has nothing to validate."""
+few, from the UI) in its first step, so that the import overlaps the whole build; a long one once the last
+pooled step's (table_summaries') workers are gone (its import runs on the core they leave idle, not beside
+them), and never if it does not validate or has nothing to validate."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pocket_assets.defs.assets.quality as quality
 from pocket_assets.core.quality import expectations_process
 from pocket_assets.defs.pdf_workers import WorkersResource
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.runstate.stages import CHILDREN, TABLE_SUMMARIES, Stage
+from pocket_assets.runstate.stages import CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS, Stage
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import REPO_ROOT, random_bytes_pdf, small_corpus
@@ -66,12 +66,16 @@ def test_a_short_run_starts_it_in_its_first_step(instance: DagsterInstance, path
     assert starts[0] == {"children": [], "table_summaries": []}
 
 
-def test_a_long_run_starts_it_once_its_pdfs_are_chunked_and_before_their_tables_are_summarized(
+def test_a_long_run_starts_it_once_its_tables_are_summarized_and_before_validation(
     instance: DagsterInstance, paths: CorpusPaths, starts: list, long_run: None
 ) -> None:
+    """Not beside the workers of the chunking steps (the build's memory peak), and before the validation
+    step asks for it."""
     keys = small_corpus(paths.raw_path)
     assert materialize_corpus(instance, paths, resources=TWO_WORKERS).success
-    assert starts[0] == {"children": keys, "table_summaries": []}
+    assert starts[0] == {"children": keys, "table_summaries": keys}
+    store = paths.store()
+    assert all(store.manifest(VALIDATED_CHUNKS, key).status == STATUS_OK for key in keys)
 
 
 def test_a_run_that_does_not_validate_never_starts_it(

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from dagster import AssetKey, DagsterInstance
 
+from pocket_assets.defs.pdf_workers import WorkersResource
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets_tests.defs.conftest import materialize_corpus, partition_metadata, partition_states
 from pocket_assets.runstate.stages import PAGES, RAW_PDF
@@ -62,7 +63,8 @@ def test_a_broken_pdf_fails_alone_inside_a_single_run(
     text_pdf(paths.raw_path / "fr" / "good.pdf", [ARTICLE_FR, ARTICLE_FR])
     text_pdf(paths.raw_path / "intl" / "good.pdf", [ARTICLE_EN])
     keys = ["fr/broken.pdf", "fr/good.pdf", "intl/good.pdf"]  # three PDFs, one broken
-    result = materialize_corpus(instance, paths, keys=keys, selection=INGEST)
+    # Two workers whatever the machine's cores: raw_pdf and pages build their PDFs in worker processes.
+    result = materialize_corpus(instance, paths, keys=keys, selection=INGEST, resources={"workers": WorkersResource(workers=2)})
     assert not result.success, "a run in which a PDF failed fails"
     store = paths.store()
     failed = store.manifest(RAW_PDF, "fr/broken.pdf")

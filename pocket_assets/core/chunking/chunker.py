@@ -88,7 +88,7 @@ def chunk_document(
     planner = _Planner(layout, slices.tokens, policy.min_chars)
     locator = _Locator(layout, pages)
     sections = build_section_index(pages)
-    headers = ContextHeaders.for_document(identity, pages, policy, counter)
+    headers = ContextHeaders.for_document(identity, pages, policy, slices)  # counted from memoized pieces
 
     def context_of(span: Span) -> str:
         filing = locator.filing_offset(span)
@@ -102,7 +102,7 @@ def chunk_document(
 
     def child_excess(spans: list[Span]) -> tuple[list[int], list[int]]:
         counts = slices.count_slices(spans)
-        embedded = slices.count_texts(  # made as counted: a long document's embedded strings are not all held
+        embedded = slices.count_batch(  # made as counted: a long document's embedded strings are not all held
             text_to_embed(
                 layout.text[start:end],
                 identity.source,

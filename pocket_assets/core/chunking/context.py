@@ -52,7 +52,7 @@ from pocket_assets.core.chunking.sections import article_number, heading_title
 from pocket_assets.core.extract.numbering import read_label
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import PageRecord, PdfIdentity
-from pocket_assets.core.tokenizer import TokenCounter
+from pocket_assets.core.tokenizer import TextCounter
 
 PATH_SEPARATOR = " > "
 ELLIPSIS = "…"
@@ -143,12 +143,12 @@ class ContextHeaders:
     title: str
     setting: str
     max_tokens: int
-    counter: TokenCounter = field(repr=False)
+    counter: TextCounter = field(repr=False)
     _cache: dict[tuple[tuple[str, ...], str | None], str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def for_document(
-        cls, identity: PdfIdentity, pages: Sequence[PageRecord], policy: ChunkPolicy, counter: TokenCounter
+        cls, identity: PdfIdentity, pages: Sequence[PageRecord], policy: ChunkPolicy, counter: TextCounter
     ) -> ContextHeaders:
         title = document_name(identity, pages) if policy.context_header != "none" else ""
         return cls(title=title, setting=policy.context_header, max_tokens=policy.header_tokens, counter=counter)

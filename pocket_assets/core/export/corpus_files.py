@@ -32,6 +32,10 @@ time, read again while the files are written in one pass; a corpus of many
 PDFs costs the export its ids, not its texts. `write_corpus_exports` is the
 same over chunks already in memory.
 
+CPU: the export works on chunk rows (`ChunkRow`, each chunk as `to_dict` gives
+it: the corpus JSON's record), not records: a part read from Parquet is rows
+already, and every file is written from them (issue 18).
+
 Crash safety: every chunk is validated while streaming into temp files; only
 when all four are complete are they renamed over the targets, the corpus JSON
 last. The redirect history resolves meanings by (id, text hash), so a re-run
@@ -46,7 +50,7 @@ import json
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence, TextIO
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence, TextIO
 
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, CONTEXT_SEPARATOR, sdk_line, with_context
@@ -59,8 +63,10 @@ from pocket_assets.core.json_schema import (
     most_relevant_error,
 )
 from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, record_columns, to_dict
+from pocket_assets.core.export.indented_json import indented_json
 from pocket_assets.core.export.redirects import (
     DEFAULT_MIN_OVERLAP,
+    ChunkRow,
     CurrentChunks,
     Group,
     RedirectHistory,
@@ -138,16 +144,18 @@ class CorpusParts:
 
     `keys[part]` maps each of KEY_COLUMNS to the part's values, in the order `load(part)`
     returns its chunks: all the export keeps of every chunk. `load(part)` reads the part's
-    chunks again while the files are written (and for the redirects of a changed part).
+    chunks again, as rows (`to_dict` of each record), while the files are written (and for
+    the redirects of a changed part).
     """
 
     keys: Mapping[str, Mapping[str, Sequence[Any]]]
-    load: Callable[[str], Sequence[ChunkRecord]]
+    load: Callable[[str], Sequence[ChunkRow]]
 
     @classmethod
     def in_memory(cls, chunks: Sequence[ChunkRecord]) -> CorpusParts:
         """Chunks already held, as one part."""
-        return cls(keys={"": key_columns(chunks)}, load=lambda _: chunks)
+        rows = [to_dict(chunk) for chunk in chunks]
+        return cls(keys={"": key_columns(chunks)}, load=lambda _: rows)
 
 
 def key_columns(chunks: Sequence[ChunkRecord]) -> dict[str, list[Any]]:
@@ -176,11 +184,11 @@ def _order_key(source: str, chunk_type: str, chunk_index: int, chunk_id: str) ->
     return (source, _TYPE_RANK.get(chunk_type, len(CHUNK_TYPES)), chunk_index, chunk_id)
 
 
-@dataclass(frozen=True, order=True)
-class _Place:
+class _Place(NamedTuple):
     """Where a chunk goes in the files (`order`), and where to find it (`part` position, `row` in it).
 
     Equal orders (a duplicate id, refused) fall back on part and row: the order of the chunks passed in.
+    A tuple, so that sorting the corpus's places compares them in C.
     """
 
     order: tuple[str, int, int, str]
@@ -214,9 +222,9 @@ class _PartReader:
         self._load = parts.load
         self._names = list(parts.keys)
         self._position: int | None = None
-        self._chunks: Sequence[ChunkRecord] = ()
+        self._chunks: Sequence[ChunkRow] = ()
 
-    def part(self, position: int) -> Sequence[ChunkRecord]:
+    def part(self, position: int) -> Sequence[ChunkRow]:
         if position != self._position:
             self._chunks = ()
             return_freed_memory()
@@ -224,20 +232,20 @@ class _PartReader:
             self._position = position
         return self._chunks
 
-    def chunk(self, place: _Place) -> ChunkRecord:
+    def chunk(self, place: _Place) -> ChunkRow:
         chunks = self.part(place.part)
-        if place.row >= len(chunks) or chunks[place.row].id != place.chunk_id:
+        if place.row >= len(chunks) or chunks[place.row]["id"] != place.chunk_id:
             part = self._names[place.part]
             raise ExportError(place.chunk_id, f"part {part!r} no longer holds this chunk: it changed during the export")
         return chunks[place.row]
 
-    def group(self, group: Group, positions: Sequence[int]) -> list[ChunkRecord]:
+    def group(self, group: Group, positions: Sequence[int]) -> list[ChunkRow]:
         """The chunks of one (source, chunk_type) group, from the parts holding its source."""
         return [
             chunk
             for position in positions
             for chunk in self.part(position)
-            if (chunk.source, chunk.chunk_type) == group
+            if (chunk["source"], chunk["chunk_type"]) == group
         ]
 
 
@@ -487,7 +495,7 @@ def _write_chunk_files(
     generated: str,
     total: int,
     notes: Mapping[str, Any],
-    chunks: Iterator[ChunkRecord],
+    chunks: Iterator[ChunkRow],
     validators: tuple[Validator, Validator],
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The SDK file, the corpus JSON and the HEPilot JSONL in one pass over `chunks` (export order).
@@ -510,7 +518,7 @@ def _write_chunk_files(
         **notes,
     }
     # Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\n"`.
-    files[MODE_B_FILE].write('{\n  "metadata": ' + _indented(metadata, 2) + ',\n  "chunks": [')
+    files[MODE_B_FILE].write('{\n  "metadata": ' + indented_json(metadata, 2) + ',\n  "chunks": [')
     for position, chunk in enumerate(chunks):
         line = _sdk_line(chunk, neutralised)
         if line is not None:
@@ -519,15 +527,14 @@ def _write_chunk_files(
             files[SDK_FILE].write(line + "\n")
         if schema_error is not None:
             continue
-        record = to_dict(chunk)
-        schema_error = _invalid(chunk_validator, record, chunk.id, CHUNK_SCHEMA_FILE)
+        schema_error = _invalid(chunk_validator, chunk, chunk["id"], CHUNK_SCHEMA_FILE)
         if schema_error is not None:
             continue
-        files[MODE_B_FILE].write(("," if position else "") + "\n    " + _indented(record, 4))
+        files[MODE_B_FILE].write(("," if position else "") + "\n    " + indented_json(chunk, 4))
         if hepilot_error is not None:
             continue
         record = hepilot_record(chunk)
-        hepilot_error = _invalid(hepilot_validator, record, chunk.id, HEPILOT_SCHEMA_FILE)
+        hepilot_error = _invalid(hepilot_validator, record, chunk["id"], HEPILOT_SCHEMA_FILE)
         if hepilot_error is not None:
             continue
         files[HEPILOT_FILE].write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -538,24 +545,21 @@ def _write_chunk_files(
     return tuple(preview), tuple(neutralised)
 
 
-def _sdk_line(chunk: ChunkRecord, neutralised: list[str]) -> str | None:
+def _sdk_line(chunk: ChunkRow, neutralised: list[str]) -> str | None:
     """The chunk's SDK line (None for a type the phone does not embed); its id joins `neutralised`
     if `<chunk_splitter>` had to be neutralised."""
-    if chunk.chunk_type not in SDK_CHUNK_TYPES:
+    if chunk["chunk_type"] not in SDK_CHUNK_TYPES:
         return None
-    if any(CHUNK_SPLITTER in value for value in (chunk.text, chunk.source, chunk.context)):
-        neutralised.append(chunk.id)
-    if "|" in chunk.context or "\n" in chunk.context:
-        raise ExportError(chunk.id, f"context header {chunk.context!r} holds '|' or a line break")
-    text, source, context = (neutralise_splitter(value) for value in (chunk.text, chunk.source, chunk.context))
-    return sdk_line(text, source, chunk.page, context)
+    text, source, context = chunk["text"], chunk["source"], chunk["context"]
+    if CHUNK_SPLITTER in text or CHUNK_SPLITTER in source or CHUNK_SPLITTER in context:
+        neutralised.append(chunk["id"])
+        text, source, context = neutralise_splitter(text), neutralise_splitter(source), neutralise_splitter(context)
+    if "|" in context or "\n" in context:
+        raise ExportError(chunk["id"], f"context header {chunk['context']!r} holds '|' or a line break")
+    return sdk_line(text, source, chunk["page"], context)
 
 
-def _indented(value: Any, level: int) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + " " * level)
-
-
-def hepilot_record(chunk: ChunkRecord) -> dict[str, Any]:
+def hepilot_record(chunk: ChunkRow) -> dict[str, Any]:
     """Seed HEPilot `chunk_output`: our UUIDv5s as ids, `content_type` as its `chunk_type`.
 
     `chunk_index`/`total_chunks` count within the document and our chunk type
@@ -563,17 +567,17 @@ def hepilot_record(chunk: ChunkRecord) -> dict[str, Any]:
     record has no field to say which of the three a chunk is.
     """
     return {
-        "chunk_id": chunk.chunk_uid,
-        "document_id": chunk.document_id,
-        "chunk_index": chunk.chunk_index,
-        "total_chunks": chunk.total_chunks,
-        "content": chunk.text,
-        "token_count": chunk.tokens,
-        "chunk_type": chunk.content_type,
-        "section_path": list(chunk.section_path),
-        "has_overlap_previous": chunk.has_overlap_previous,
-        "has_overlap_next": chunk.has_overlap_next,
-        "content_features": to_dict(chunk.content_features),
+        "chunk_id": chunk["chunk_uid"],
+        "document_id": chunk["document_id"],
+        "chunk_index": chunk["chunk_index"],
+        "total_chunks": chunk["total_chunks"],
+        "content": chunk["text"],
+        "token_count": chunk["tokens"],
+        "chunk_type": chunk["content_type"],
+        "section_path": chunk["section_path"],
+        "has_overlap_previous": chunk["has_overlap_previous"],
+        "has_overlap_next": chunk["has_overlap_next"],
+        "content_features": chunk["content_features"],
     }
 
 
@@ -610,4 +614,4 @@ def _write_redirects(
         "redirects": history.redirects,
         "history": [to_dict(meaning) for meaning in history.meanings],
     }
-    handle.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    handle.write(indented_json(document) + "\n")

@@ -36,7 +36,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pocket_assets.core.chunking.embed_text import fold_whitespace
 from pocket_assets.core.ids import content_hash
-from pocket_assets.core.records import ChunkRecord
+from pocket_assets.core.records import ChunkRecord, to_dict
 
 DEFAULT_MIN_OVERLAP = 0.5
 _SHINGLE_WORDS = 5
@@ -85,6 +85,7 @@ class RedirectHistory:
 
 
 Group = tuple[str, str]  # (source, chunk_type): matching never crosses it
+ChunkRow = Mapping[str, Any]  # a chunk as `to_dict` gives it (the corpus JSON's record): what the export reads
 
 
 @dataclass(frozen=True)
@@ -92,21 +93,21 @@ class CurrentChunks:
     """The current export as the redirects read it, without holding its texts.
 
     `hashes` and `groups` (id -> content hash, id -> group) are held for every chunk;
-    `load_group` reads the chunks of one group again, and is called only for groups
-    holding a previous chunk whose id does not name the same text now (a re-chunked
-    or changed PDF), one group at a time.
+    `load_group` reads the chunks of one group again (as rows), and is called only for
+    groups holding a previous chunk whose id does not name the same text now (a
+    re-chunked or changed PDF), one group at a time.
     """
 
     hashes: Mapping[str, str]
     groups: Mapping[str, Group]
-    load_group: Callable[[Group], Sequence[ChunkRecord]]
+    load_group: Callable[[Group], Sequence[ChunkRow]]
 
     @classmethod
     def of(cls, chunks: Sequence[ChunkRecord]) -> CurrentChunks:
         """Chunks already in memory."""
-        by_group: dict[Group, list[ChunkRecord]] = defaultdict(list)
+        by_group: dict[Group, list[ChunkRow]] = defaultdict(list)
         for chunk in chunks:
-            by_group[(chunk.source, chunk.chunk_type)].append(chunk)
+            by_group[(chunk.source, chunk.chunk_type)].append(to_dict(chunk))
         return cls(
             hashes={chunk.id: chunk.hash for chunk in chunks},
             groups={chunk.id: (chunk.source, chunk.chunk_type) for chunk in chunks},
@@ -182,7 +183,7 @@ def resolve_redirect(document: Mapping[str, Any], chunk_id: str, text_hash: str 
 
 @dataclass(frozen=True)
 class _Span:
-    """The part of a chunk that matching looks at, from a record or from a previous export's JSON."""
+    """The part of a chunk that matching looks at, from a current chunk's row or a previous export's JSON."""
 
     id: str
     group: Group
@@ -225,7 +226,7 @@ def compute_redirects(
         elif old.group in current_groups:
             changed[old.group].append(position)
     for group in sorted(changed):
-        index = _GroupIndex([_span_from_record(record) for record in current.load_group(group)])
+        index = _GroupIndex([_span_from_row(row) for row in current.load_group(group)])
         for position in changed[group]:
             targets[position] = index.best_match(olds[position], min_overlap)
 
@@ -318,18 +319,6 @@ def _revision(canonical: str | None) -> str | None:
         if part.startswith("r="):
             return part[2:]
     return None
-
-
-def _span_from_record(record: ChunkRecord) -> _Span:
-    return _Span(
-        id=record.id,
-        group=(record.source, record.chunk_type),
-        hash=record.hash,
-        start=record.char_start,
-        end=record.char_end,
-        revision=_revision(record.canonical_id),
-        text=record.text,
-    )
 
 
 def _span_from_row(row: Mapping[str, Any]) -> _Span:

@@ -21,6 +21,7 @@ The verdict of each PDF is the per-PDF path's, exactly:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pocket_assets.core.quality.validation import (
@@ -32,6 +33,7 @@ from pocket_assets.core.quality.validation import (
     expectation_detail,
     expectations_on_columns,
     frame,
+    frame_columns_from_files,
     suite_results,
 )
 
@@ -71,6 +73,15 @@ def expectations_for_batch(
         else tuple(result_for(place) for result_for in passed)
         for place, key in enumerate(keys)
     }
+
+
+def expectations_for_files(
+    gates: Gates, files_by_key: Mapping[str, Sequence[Path]], parent_tokens: int, max_tokens: int
+) -> dict[str, tuple[GateResult, ...]]:
+    """`expectations_for_batch` over each PDF's stage files (its chunks, in order), read here: what the
+    build sends to the expectations process is then a few paths, not the PDFs' columns."""
+    columns_by_key = {key: frame_columns_from_files(paths) for key, paths in files_by_key.items()}
+    return expectations_for_batch(gates, columns_by_key, parent_tokens, max_tokens)
 
 
 def batchable(suite: ExpectationSuite) -> bool:

@@ -5,10 +5,11 @@ build does not need GE before its chunks are made, so `prestart` launches this m
 a fresh interpreter (`python -m pocket_assets.core.quality.expectations_process DIR`) at
 the start of a build: it imports GE and loads the suites on the other core while the
 build imports Dagster, extracts and chunks, then answers requests (the partition suite
-over a batch of PDFs, the corpus suite) one at a time over its stdin and stdout.
+over a batch of PDFs, whose stage files it reads itself: the build sends paths, not
+columns; the corpus suite) one at a time over its stdin and stdout.
 
-A long build starts it later (`starts_early`): its chunking step starts it once its
-workers are gone, so that the import runs on the core the run leaves idle then, not
+A long build starts it later (`starts_early`): its `table_summaries` step starts it once
+its workers are gone, so that the import runs on the core the run leaves idle then, not
 beside the workers (memory). The caller may send a request before the answer to the
 previous one is read (`submit_partition_suite`: a thread of the client sends requests
 and reads answers in order), so the build prepares its next batch while this process
@@ -37,7 +38,7 @@ import threading
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping
+from typing import Any, BinaryIO, Mapping, Sequence
 
 from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.quality.validation import Columns, GateReport, GateResult
@@ -67,16 +68,18 @@ class ExpectationsProcess:
         self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations-process")
 
     def partition_suite(
-        self, columns_by_key: Mapping[str, Columns], parent_tokens: int, max_tokens: int
+        self, files_by_key: Mapping[str, Sequence[Path]], parent_tokens: int, max_tokens: int
     ) -> dict[str, tuple[GateResult, ...]]:
-        """Each PDF's partition-suite results (`expectation_batches.expectations_for_batch`)."""
-        return self.submit_partition_suite(columns_by_key, parent_tokens, max_tokens).result()
+        """Each PDF's partition-suite results over its chunks' stage files, which the process reads
+        (`expectation_batches.expectations_for_files`)."""
+        return self.submit_partition_suite(files_by_key, parent_tokens, max_tokens).result()
 
     def submit_partition_suite(
-        self, columns_by_key: Mapping[str, Columns], parent_tokens: int, max_tokens: int
+        self, files_by_key: Mapping[str, Sequence[Path]], parent_tokens: int, max_tokens: int
     ) -> Future[dict[str, tuple[GateResult, ...]]]:
         """`partition_suite`, returning at once: the caller prepares its next batch meanwhile."""
-        return self._sender.submit(self._ask, "partition_suite", dict(columns_by_key), parent_tokens, max_tokens)
+        files = {key: [str(path) for path in paths] for key, paths in files_by_key.items()}
+        return self._sender.submit(self._ask, "partition_suite", files, parent_tokens, max_tokens)
 
     def corpus_suite(self, columns: Columns, label: str = "corpus") -> GateReport:
         """`validation.validate_corpus_ids` over these columns."""
@@ -133,8 +136,8 @@ _LOCK = threading.Lock()
 
 # A run of at most this many PDFs starts the process at its start, so that GE's seconds of loading
 # overlap the run's extraction and chunking (the one-PDF build's critical path). A longer run starts
-# it once its chunking workers are gone (the process's ~200 MiB held beside them would set the build's
-# memory peak): the import then runs beside the step's own work on a core that would idle.
+# it once its last workers (`table_summaries`') are gone (the process's ~180 MiB held beside them set the
+# build's memory peak): the import then runs beside the step's own work on a core that would idle.
 EARLY_START_MAX_PDFS = 8
 
 
@@ -172,7 +175,7 @@ def close_all() -> None:
 
 def serve(expectations_dir: Path, requests: BinaryIO, answers: BinaryIO) -> None:
     """The process's side: load the suites, say so, then answer each request until `requests` ends."""
-    from pocket_assets.core.quality.expectation_batches import expectations_for_batch
+    from pocket_assets.core.quality.expectation_batches import expectations_for_files
     from pocket_assets.core.quality.validation import corpus_ids_on_columns, load_gates
 
     try:
@@ -182,7 +185,9 @@ def serve(expectations_dir: Path, requests: BinaryIO, answers: BinaryIO) -> None
         return
     _send(answers, _READY, None)
     handlers = {
-        "partition_suite": lambda *arguments: expectations_for_batch(gates, *arguments),
+        "partition_suite": lambda files, *caps: expectations_for_files(
+            gates, {key: [Path(path) for path in paths] for key, paths in files.items()}, *caps
+        ),
         "corpus_suite": lambda *arguments: corpus_ids_on_columns(gates, *arguments),
     }
     while True:

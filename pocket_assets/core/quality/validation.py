@@ -215,9 +215,11 @@ def check_without_expectations(
     chunks: Sequence[ChunkRecord],
     pages: Sequence[PageRecord],
     policy: ChunkPolicy,
+    records: Sequence[Mapping[str, Any]] | None = None,
 ) -> GateReport:
-    """The schema and coverage gates: plain Python, run where the records are (any process, no GE)."""
-    results = check_schema(chunk_schema, chunks) + check_coverage(partition_key, chunks, pages, policy)
+    """The schema and coverage gates: plain Python, run where the records are (any process, no GE).
+    `records`: the chunks as `to_dict` gives them, when the caller has them (`check_schema`)."""
+    results = check_schema(chunk_schema, chunks, records) + check_coverage(partition_key, chunks, pages, policy)
     return GateReport(partition_key=partition_key, chunk_count=len(chunks), results=results)
 
 
@@ -246,6 +248,20 @@ Columns = Mapping[str, Sequence[Any]]
 def frame_columns(chunks: Sequence[ChunkRecord], names: Sequence[str] = FRAME_COLUMNS) -> dict[str, list[Any]]:
     """What the suites read of a PDF's chunks (`FRAME_COLUMNS`, or fewer): small to send to another process."""
     return record_columns(chunks, names)
+
+
+def frame_columns_from_files(paths: Sequence[Path], names: Sequence[str] = FRAME_COLUMNS) -> dict[str, list[Any]]:
+    """`frame_columns` of the chunks stored in these Parquet files (a PDF's stage files, in order), the same
+    values: read by the process that judges them, so the build's process never holds them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    for path in paths:
+        with pq.ParquetFile(path) as parquet:
+            tables.append(parquet.read(columns=list(names), use_threads=False))
+    table = pa.concat_tables(tables)
+    return {name: table.column(name).to_pylist() for name in names}
 
 
 def corpus_frame_columns(expectations_dir: Path) -> tuple[str, ...]:
@@ -308,9 +324,22 @@ def suite_results(
 ) -> list[Any]:
     """GE's own result objects, in the suite's order."""
     batch = gates.batch_definition.get_batch(batch_parameters={"dataframe": table})
-    outcome = batch.validate(suite, result_format=dict(result_format), expectation_parameters=dict(parameters))
+    try:
+        outcome = batch.validate(suite, result_format=dict(result_format), expectation_parameters=dict(parameters))
+    finally:
+        _forget_batches(gates)
     order = {expectation.meta["name"]: index for index, expectation in enumerate(suite.expectations)}
     return sorted(outcome.results, key=lambda result: order[result.expectation_config.meta["name"]])
+
+
+def _forget_batches(gates: Gates) -> None:
+    """Drop the frame GE keeps after a validation. The data source's execution engine (one per data source,
+    `Datasource.get_execution_engine`) caches each batch and its data by batch id until another batch of that
+    id replaces it: the Great Expectations process held the last batch's frame (the largest PDF's, ~50 MiB on
+    the scale corpus) through the export, beside the build's process."""
+    manager = gates.batch_definition.data_asset.datasource.get_execution_engine().batch_manager
+    manager.batch_data_cache.clear()
+    manager.reset_batch_cache()
 
 
 def _expectation_result(gate: str, result: Any) -> GateResult:
@@ -346,17 +375,19 @@ def _exception_message(info: Mapping[str, Any] | None) -> str:
     return "; ".join(messages)
 
 
-def check_schema(chunk_schema: Validator, chunks: Sequence[ChunkRecord]) -> tuple[GateResult, ...]:
+def check_schema(
+    chunk_schema: Validator, chunks: Sequence[ChunkRecord], records: Sequence[Mapping[str, Any]] | None = None
+) -> tuple[GateResult, ...]:
     """Every record, as `to_dict` writes it, against the seed's Draft-07 chunk schema.
 
     One result per violated schema rule (e.g. `properties/text/minLength`), so the
-    check names the rule, not just "invalid".
+    check names the rule, not just "invalid". `records`, when given, are the chunks' `to_dict`
+    already (the rows a stage file holds, which `chunk_from_dict` read): not made again.
     """
     validator = chunk_schema
     offenders: dict[str, list[tuple[str, int]]] = {}
     first_message: dict[str, str] = {}
-    for chunk in chunks:
-        record = to_dict(chunk)
+    for chunk, record in zip(chunks, records if records is not None else map(to_dict, chunks), strict=True):
         if validator.is_valid(record):
             continue
         for error in validator.iter_errors(record):

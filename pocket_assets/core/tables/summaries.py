@@ -47,6 +47,7 @@ from pocket_assets.core.records import (
     ContentFeatures,
     PageRecord,
     PdfIdentity,
+    PlacedChunk,
     TableCells,
     new_chunk,
 )
@@ -434,18 +435,19 @@ def document_language(corpus: str, text: str) -> str:
 def summarize_tables(
     identity: PdfIdentity,
     pages: Sequence[PageRecord],
-    parents: Sequence[ChunkRecord],
+    parents: Sequence[PlacedChunk],
     policy: ChunkPolicy,
     counter: TokenCounter,
     summarizer: Summarizer,
     cache: SummaryCache | None = None,
     *,
-    children: Sequence[ChunkRecord] = (),
+    children: Sequence[PlacedChunk] = (),
 ) -> SummaryBatch:
     """One `table_summary` record per table block with cells to read, in reading order, linked to the parent holding it.
 
     Canonical ids number a summary's block after the blocks `parents` and `children`
-    already use in its section and page, so no two records of a document share one.
+    already use in its section and page, so no two records of a document share one. Of them,
+    only their places are read (`ChunkPlace`): the stored chunks' texts need not be loaded.
 
     Each summary carries the context header of the parent's place (title >
     section path > article); its text is folded to one line and trimmed (at a
@@ -572,7 +574,7 @@ class _LocatedTable:
     line_to: int
 
 
-def _next_free_blocks(chunks: Iterable[ChunkRecord]) -> dict[str, int]:
+def _next_free_blocks(chunks: Iterable[PlacedChunk]) -> dict[str, int]:
     """Per canonical place (document, revision, section, page): the first block number no chunk uses."""
     next_block: dict[str, int] = {}
     for chunk in chunks:
@@ -676,11 +678,11 @@ class _ParentFinder:
     ending after the offset is the first that can hold it.
     """
 
-    def __init__(self, parents: Sequence[ChunkRecord]) -> None:
+    def __init__(self, parents: Sequence[PlacedChunk]) -> None:
         self.parents = sorted(parents, key=lambda parent: (parent.char_start, parent.char_end))
         self.ends = [parent.char_end for parent in self.parents]
 
-    def holding(self, table: TableContext, offset: int) -> ChunkRecord:
+    def holding(self, table: TableContext, offset: int) -> PlacedChunk:
         index = bisect.bisect_right(self.ends, offset)
         if index < len(self.parents) and self.parents[index].char_start <= offset:
             return self.parents[index]

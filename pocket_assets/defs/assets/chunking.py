@@ -14,10 +14,11 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.chunking.slice_counts import PieceTokens
 from pocket_assets.core.records import (
+    CHUNK_PLACE_FIELDS,
     ChunkRecord,
     PageRecord,
     PdfIdentity,
-    chunk_from_dict,
+    chunk_place_from_dict,
     page_from_dict,
     pdf_identity_from_dict,
     to_dict,
@@ -102,9 +103,6 @@ def chunks(
         build,
         {stage: stage.version(settings) for stage in (PARENTS, CHILDREN)},
         workers=workers.count(),
-        # Once its workers are gone, Great Expectations imports while this step's events are stored, not
-        # beside the chunking workers (it then shares the cores with table_summaries' shorter step).
-        after_building=lambda: prestart_if_validating(context, paths.expectations_path),
     )
 
 
@@ -127,15 +125,17 @@ def table_summaries(
     policy = chunk_policy.policy(tokenizer)
     counter = tokenizer.counter()
     table_summarizer = summarizer.summarizer(counter, policy.summary_tokens)
-    cache = SummaryCache(paths.output_path / "cache")
+    # The cache saves LLM calls. An extractive summary costs less to make again than the cache costs to
+    # ask and fill (a SQLite commit, a disk sync, per PDF with tables): it has none.
+    cache = SummaryCache(paths.output_path / "cache") if table_summarizer.kind == "llm" else None
     settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy, summarizer=summarizer)
 
     def build(key: str) -> StageOutput:
         identity, page_records = _load_document(store, key)
-        stored_parents = [chunk_from_dict(row) for row in store.read(PARENTS, key)]
-        # Summaries ship with children (a PDF whose children failed is skipped) and number their
-        # canonical-id blocks after theirs.
-        stored_children = [chunk_from_dict(row) for row in store.read(CHILDREN, key)]
+        # Only where the chunks are, not their texts (`ChunkPlace`). Summaries ship with children (a PDF
+        # whose children failed is skipped) and number their canonical-id blocks after theirs.
+        stored_parents = [chunk_place_from_dict(row) for row in store.read(PARENTS, key, CHUNK_PLACE_FIELDS)]
+        stored_children = [chunk_place_from_dict(row) for row in store.read(CHILDREN, key, CHUNK_PLACE_FIELDS)]
         batch = summarize_tables(
             identity, page_records, stored_parents, policy, counter, table_summarizer, cache, children=stored_children
         )
@@ -154,4 +154,14 @@ def table_summaries(
 
     # On workers too: the summary cache is SQLite, safe across processes; a summary is the same whether
     # a copy of the table was summarized before it or beside it (only `cache_hits` tells them apart).
-    yield from run_per_pdf(context, store, build, TABLE_SUMMARIES.version(settings), workers=workers.count())
+    yield from run_per_pdf(
+        context,
+        store,
+        build,
+        TABLE_SUMMARIES.version(settings),
+        workers=workers.count(),
+        # Once the last pooled step's workers are gone: Great Expectations' ~180 MiB are then never held
+        # beside them (the build's memory peak), and its import runs while this step's events are stored and
+        # validation judges its first PDFs (`validated_chunks`), on the core that would idle.
+        after_building=lambda: prestart_if_validating(context, paths.expectations_path),
+    )

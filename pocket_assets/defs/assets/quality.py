@@ -12,7 +12,9 @@ text. The checks do not block: one PDF must not stop the others' export; the
 """
 
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
+
+import pyarrow as pa
 
 from dagster import (
     AssetCheckResult,
@@ -36,10 +38,9 @@ from pocket_assets.core.quality.validation import (
     PARTITION_GATES,
     GateReport,
     check_without_expectations,
-    frame_columns,
     with_expectations,
 )
-from pocket_assets.core.records import ChunkRecord, PageRecord, chunk_from_dict, page_from_dict, to_dict
+from pocket_assets.core.records import chunk_from_dict, page_from_dict
 from pocket_assets.core.tokenizer import release_tokenizers
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_asset, pdf_partitions
@@ -58,8 +59,17 @@ from pocket_assets.defs.resources import (
 from pocket_assets.runstate.stages import CHUNK_STAGES, PAGES, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import STATUS_FAILED, PartitionStore, stage_file_stem
 
-Judged = tuple[list[ChunkRecord], list[PageRecord], GateReport]
-# Chunks per Great Expectations validation: ~0.2 s a batch plus ~0.2 ms a chunk; bounds the records held.
+
+class Judged(NamedTuple):
+    """What the step keeps of a PDF between its judging and its verdict: small beside its records."""
+
+    chunks: pa.Table  # its parents, children and table summaries, as the stage files hold them
+    report: GateReport
+    metadata: dict[str, Any]  # `chunk_metadata`
+
+
+# Chunks per Great Expectations validation: ~0.2 s a batch plus ~0.2 ms a chunk; bounds the rows held here
+# (as Arrow) and in the Great Expectations process (as a frame).
 SUITE_BATCH_CHUNKS = 2000
 # A run validating more PDFs than this releases the tokenizer first (`release_tokenizers`); a shorter one
 # keeps it, so that the next run in the same process (a test session, a UI code location) does not load it again.
@@ -114,33 +124,39 @@ def validated_chunks(
     keys = sorted(context.partition_keys)
 
     def judge(key: str) -> Judged:
-        chunks = [chunk_from_dict(row) for stage in CHUNK_STAGES for row in store.read(stage, key)]
+        tables = [store.read_table(stage, key) for stage in CHUNK_STAGES]
+        rows = [row for table in tables for row in table.to_pylist()]
+        chunks = [chunk_from_dict(row) for row in rows]
         page_records = [page_from_dict(row) for row in store.read(PAGES, key)]
-        return chunks, page_records, check_without_expectations(chunk_schema, key, chunks, page_records, policy)
+        report = check_without_expectations(chunk_schema, key, chunks, page_records, policy, records=rows)
+        return Judged(pa.concat_tables(tables), report, chunk_metadata(chunks, page_records))
 
     def with_suite(judged: Mapping[str, Judged]) -> Callable[[], dict[str, Judged]]:
-        columns = {key: frame_columns(chunks) for key, (chunks, _, _) in judged.items()}
         # The process is asked for when there is something to judge: a run whose PDFs were all skipped never starts it.
         expectations = gates.expectations(paths.expectations_path)
-        sent = expectations.submit_partition_suite(columns, policy.parent_tokens, policy.max_tokens)
+        files = {key: [store.data_path(stage, key) for stage in CHUNK_STAGES] for key in judged}
+        sent = expectations.submit_partition_suite(files, policy.parent_tokens, policy.max_tokens)
 
         def completed() -> dict[str, Judged]:
             results = sent.result()
-            return {key: (chunks, pages, with_expectations(report, results[key])) for key, (chunks, pages, report) in judged.items()}
+            return {key: one._replace(report=with_expectations(one.report, results[key])) for key, one in judged.items()}
 
         return completed
 
     # Schema and coverage run in this process (~5 % of a build's CPU): forked workers here would sit beside
     # the Great Expectations process, at the build's memory peak (~110 MiB more on 187 PDFs, issue 18).
-    # The suite runs in the Great Expectations process, once per batch, while this process judges the next.
-    verdicts = CompletedInBatches(judge, keys, with_suite, lambda judged: len(judged[0]), SUITE_BATCH_CHUNKS)
+    # The suite runs in the Great Expectations process, once per batch, on the stage files it reads itself,
+    # while this process judges the next batch; what this process keeps of a judged PDF is its chunks as
+    # Arrow (what it writes if the PDF passes), its report and its metadata, not its records.
+    verdicts = CompletedInBatches(judge, keys, with_suite, lambda judged: judged.chunks.num_rows, SUITE_BATCH_CHUNKS)
 
     def build(key: str) -> StageOutput:
-        chunks, page_records, report = verdicts(key)
+        judged = verdicts(key)
+        report = judged.report
         report_path = write_report_html(
             paths.output_path / "reports" / "validation" / f"{stage_file_stem(key)}.html", [report], f"Validation report, {key}"
         )
-        findings = gate_findings(report, chunks, page_records)
+        findings = _findings(store, report)
         metadata = {
             **{f"{gate}_failed": sum(1 for f in findings if f.gate == gate) for gate in PARTITION_GATES},
             "gate_report": MetadataValue.path(str(report_path)),
@@ -150,9 +166,9 @@ def validated_chunks(
             metadata["gate_failures"] = MetadataValue.md(findings_markdown([(key, f) for f in findings]))
             raise GateFailed(_failure_sentence(key, findings), metadata, extra)
         return StageOutput(
-            rows=[to_dict(chunk) for chunk in chunks],
+            rows=judged.chunks,
             source_sha256=store.source_sha256(key),
-            metadata={**chunk_metadata(chunks, page_records), **metadata},
+            metadata={**judged.metadata, **metadata},
             extra=extra,
         )
 
@@ -169,11 +185,20 @@ def prestart_if_validating(context: AssetExecutionContext, expectations_dir: Pat
     """Start the Great Expectations process now if this process runs `validated_chunks` later in this
     run (the in-process executor runs every step of the run here; the multiprocess one, one step per
     process), so that its seconds of import overlap what comes before validation, on a core that would
-    idle. The caller picks the moment: a short run's first step (`raw_pdf`), else the chunking step once
-    its workers are gone."""
+    idle. The caller picks the moment: a short run's first step (`raw_pdf`), else `table_summaries` once
+    its workers are gone (the last step with workers: the process is never held beside them)."""
     plan = context.op_execution_context.get_step_execution_context().execution_plan
     if VALIDATED_CHUNKS.name in plan.step_keys_to_execute:
         prestart(expectations_dir)
+
+
+def _findings(store: PartitionStore, report: GateReport) -> list[GateFinding]:
+    """The report's findings, the offenders' texts read again from the stage files (a passing PDF has none)."""
+    if report.passed:
+        return []
+    key = report.partition_key
+    chunks = [chunk_from_dict(row) for stage in CHUNK_STAGES for row in store.read(stage, key)]
+    return gate_findings(report, chunks, [page_from_dict(row) for row in store.read(PAGES, key)])
 
 
 def _failure_sentence(key: str, findings: list[GateFinding]) -> str:

@@ -1,0 +1,45 @@
+"""`revision8` hashes the whitespace-normalized text a part at a time: the same digest as at once."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pocket_assets.core import ids
+
+# Whitespace `str.split()` knows beyond ASCII (file separators, NEL, NBSP, line separator, ideographic
+# space), and look-alikes it does not split on (zero-width space, word joiner, BOM).
+_ODD_SPACES = "\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2007\u200a\u2028\u2029\u202f\u205f\u3000"
+_NOT_SPACES = "\u200b\u2060\ufeff"
+TEXT = st.text(alphabet=st.sampled_from(list("ab é\n\t\r\f\v" + _ODD_SPACES + _NOT_SPACES)), max_size=120)
+
+
+def _whole(text: str) -> str:
+    return hashlib.sha1(" ".join(text.split()).encode("utf-8")).hexdigest()[:8]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(TEXT, st.integers(1, 12))
+def test_revision8_in_parts_is_the_hash_of_the_whole_normalized_text(text: str, part_chars: int) -> None:
+    with mock.patch.object(ids, "_HASHED_PART_CHARS", part_chars):
+        assert ids.revision8(text) == _whole(text)
+
+
+def test_revision8_of_a_long_text_is_the_hash_of_the_whole_normalized_text() -> None:
+    text = ("Article 3.2  Les forfaits\n\n| a | b |\u3000x\xa0y " * 60_000)[:-7]
+    assert len(text) > 2 * ids._HASHED_PART_CHARS
+    assert ids.revision8(text) == _whole(text)
+
+
+def test_the_parts_are_cut_only_where_str_split_splits() -> None:
+    """The fact the parts rely on: regex `\\s` and `str.split()` agree on every code point."""
+    whitespace = re.compile(r"\s")
+    disagree = [
+        code for code in range(sys.maxunicode + 1) if bool(whitespace.match(chr(code))) != chr(code).isspace()
+    ]
+    assert disagree == []
