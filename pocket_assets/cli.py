@@ -19,6 +19,9 @@ DEFAULT_DAGSTER_HOME = ".dagster_home"
 # Runs this process and the `dagster dev` it starts create plan one materialization per asset, not one
 # per PDF and asset (~12 ms each, before the run starts); `defs/planned_events.py` says what the UI shows.
 SUBSET_PLANNED_EVENTS = "DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS"
+# A step's materializations of its PDFs are handed to the event storage together, up to this many at a time;
+# `defs/event_store.py` stores them in one transaction per database (Dagster's own storage, one by one).
+EVENT_BATCH_SIZE = "DAGSTER_EVENT_BATCH_SIZE"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,10 +89,11 @@ def _pdfs_under(raw_dir: str | None) -> int:
 
 def _ensure_dagster_home() -> None:
     """Persistent local instance by default, so the UI shows the runs the command made; and the
-    instance's settings that are environment variables (see SUBSET_PLANNED_EVENTS)."""
+    instance's settings that are environment variables (SUBSET_PLANNED_EVENTS, EVENT_BATCH_SIZE)."""
     home = Path(os.environ.setdefault("DAGSTER_HOME", str(Path(DEFAULT_DAGSTER_HOME).resolve())))
     home.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault(SUBSET_PLANNED_EVENTS, "1")  # set to 0 beforehand to keep one event per partition
+    os.environ.setdefault(EVENT_BATCH_SIZE, "1000")  # 0: one by one
     config = home / "dagster.yaml"
     if not config.exists():
         config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")

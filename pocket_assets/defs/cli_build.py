@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Collection, Sequence
@@ -11,7 +10,6 @@ from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.core.pdf import RawFolderScan, printable_name
 from pocket_assets.defs.build import build_definitions
-from pocket_assets.defs.event_shards import event_log_held_open
 from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partition_ranges import contiguous_ranges, range_tags
@@ -58,16 +56,13 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
     runs_ok = True
     run_ids: set[str] = set()
     for start, end in contiguous_ranges(ordered, wanted):
-        run_id = str(uuid.uuid4())  # Dagster's own form of run id
-        with event_log_held_open(instance, run_id):
-            result = job.execute_in_process(
-                instance=instance,
-                run_id=run_id,
-                tags=range_tags(start, end),
-                run_config=CONSOLE_INFO,
-                asset_selection=selection,
-                raise_on_error=False,
-            )
+        result = job.execute_in_process(
+            instance=instance,
+            tags=range_tags(start, end),
+            run_config=CONSOLE_INFO,
+            asset_selection=selection,
+            raise_on_error=False,
+        )
         runs_ok = runs_ok and result.success
         run_ids.add(result.run_id)
         count = ordered.index(end) - ordered.index(start) + 1

@@ -5,6 +5,9 @@ A fresh local (SQLite) instance creates its schema when first opened: two
 one died with `sqlite3.IntegrityError: UNIQUE constraint failed:
 alembic_version.version_num` (measured; see docs/operations.md). Once open,
 concurrent runs are fine, so the lock is held only while opening.
+
+The instance is the one `DAGSTER_HOME/dagster.yaml` configures, with the event log storage of
+`defs/event_store.py` when that is Dagster's default local (SQLite) storage.
 """
 
 from __future__ import annotations
@@ -15,13 +18,15 @@ from pathlib import Path
 
 from dagster import DagsterInstance
 
+from pocket_assets.defs.event_store import build_instance_ref
+
 LOCK_FILE = ".pocket-assets-instance.lock"
 
 
 def open_instance() -> DagsterInstance:
     home = os.environ.get("DAGSTER_HOME")
-    if not home or not Path(home).is_dir():
+    if not home or not Path(home).is_absolute() or not Path(home).is_dir():
         return DagsterInstance.get()  # Dagster's own message says what is missing
     with open(Path(home) / LOCK_FILE, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return DagsterInstance.get()
+        return DagsterInstance.from_ref(build_instance_ref(home))
