@@ -111,17 +111,15 @@ def run_per_pdf(
     code_version: str | None = None,
     checks: Checks | None = None,
     workers: int = 1,
-    after_building: Callable[[], None] | None = None,
 ) -> Iterator[MaterializeResult]:
     """Build, store and report every partition of the run for the step's one stage; see the module docstring.
 
     `checks`, called once every PDF was tried, gives the asset's check results. A `build`
-    without side effects may run in `workers` processes (`pdf_workers`). `after_building`: as
-    `run_per_pdf_stages` says.
+    without side effects may run in `workers` processes (`pdf_workers`).
     """
     stage = stage_named(context.asset_key.to_user_string())
     yield from run_per_pdf_stages(
-        context, store, (stage,), lambda key: {stage: build(key)}, {stage: code_version}, checks, workers, after_building
+        context, store, (stage,), lambda key: {stage: build(key)}, {stage: code_version}, checks, workers
     )
 
 
