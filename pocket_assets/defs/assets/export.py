@@ -15,8 +15,6 @@ one per core), and this process joins the pieces in export order as they come:
 the files are the bytes one process writes (issue 18: the step kept one core idle).
 """
 
-import gc
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Sequence
 
@@ -41,6 +39,7 @@ from pocket_assets.core.export.corpus_files import (
     remove_leftover_temps,
     write_corpus_parts,
 )
+from pocket_assets.core.cyclic_gc import loaded_objects_frozen
 from pocket_assets.core.pdf import corpus_of
 from pocket_assets.core.quality.validation import corpus_frame_columns
 from pocket_assets.defs.partitions import OWNERS
@@ -111,7 +110,7 @@ def android_export(
     generated = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     metadata: dict[str, Any] = {}
     warnings: dict[str, list[str]] = {key: [] for key in scan.keys}
-    with export_lock(paths.output_path), _run_objects_out_of_gc():
+    with export_lock(paths.output_path), loaded_objects_frozen():
         leftovers = remove_leftover_temps(paths.output_path)
         for corpus in paths.corpus_names:
             keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]
@@ -155,18 +154,6 @@ def android_export(
             )
         ],
     )
-
-
-@contextmanager
-def _run_objects_out_of_gc() -> Iterator[None]:
-    """The objects alive before the files are written (Dagster's, the columns held: millions) kept out
-    of the cyclic GC's full collections until they are: the export's rows would trigger one (~0.2 s of
-    the step on the scale corpus) that finds nothing among them. They rejoin it afterwards."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def _write_corpus(
@@ -300,12 +287,12 @@ def _export_states(
 
 def _record(store: PartitionStore, run_id: str, states: dict[str, ExportState]) -> None:
     """One `android_export` manifest per PDF: how it went into this export (the build command reads them)."""
-    for key, (status, reason, warnings) in states.items():
-        store.write_manifest(
-            PartitionManifest(
-                asset=EXPORT.name, partition_key=key, status=status, reason=reason, run_id=run_id, extra={"warnings": warnings}
-            )
+    store.write_manifests(
+        PartitionManifest(
+            asset=EXPORT.name, partition_key=key, status=status, reason=reason, run_id=run_id, extra={"warnings": warnings}
         )
+        for key, (status, reason, warnings) in states.items()
+    )
 
 
 def _corpus_metadata(export: CorpusExport) -> dict[str, Any]:
