@@ -61,7 +61,7 @@ _VALIDATING_ASSETS = ("validated_chunks", "android_export")
 
 
 def preload_for_build(select: Sequence[str], pdf_count: int) -> None:
-    """For a build that validates: Great Expectations starts loading in its own process (~4 s of CPU,
+    """For a build that validates: Great Expectations starts loading in its own process (~3 s of CPU,
     `core.quality.expectations_process`) while this one imports Dagster, extracts and chunks, when the
     build is short (`starts_early`: a long one starts it when it validates); and the
     tokenizer is loaded now, while this process is small: parsing it peaks ~300 MiB above the heap it
