@@ -18,6 +18,7 @@ _MARKDOWN_NOISE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s+|\|)|[*_
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 _ANCHOR_FIRST_PREFIX = 256
 _BLOCK_MARK = "|b="
+_REVISION_MARK = "r="
 # `\s` is what `str.split()` splits on (both are `Py_UNICODE_ISSPACE`; a test checks every code point).
 _WHITESPACE = re.compile(r"\s")
 _HASHED_PART_CHARS = 1 << 20
@@ -88,7 +89,15 @@ def canonical_id(doc: str, revision: str, section_path: str | None, page: int, b
 def canonical_place(doc: str, revision: str, section_path: str | None, page: int) -> str:
     """A canonical id without its block: where blocks are numbered."""
     section = section_path or f"p{page:03d}"
-    return f"{doc}|r={revision}|s={section}|p={page:03d}"
+    return f"{doc}|{_REVISION_MARK}{revision}|s={section}|p={page:03d}"
+
+
+def canonical_revision(canonical: str) -> str:
+    """The `rev8` of a canonical id (or place): its document's revision, read back instead of hashed again."""
+    parts = canonical.split("|", 2)  # the doc part is hex: the first "|" ends it
+    if len(parts) < 3 or not parts[1].startswith(_REVISION_MARK):
+        raise ValueError(f"not a canonical id: {canonical!r}")
+    return parts[1][len(_REVISION_MARK) :]
 
 
 def split_canonical_id(canonical: str) -> tuple[str, int | None]:

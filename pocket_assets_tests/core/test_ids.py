@@ -43,3 +43,22 @@ def test_the_parts_are_cut_only_where_str_split_splits() -> None:
         code for code in range(sys.maxunicode + 1) if bool(whitespace.match(chr(code))) != chr(code).isspace()
     ]
     assert disagree == []
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.text(), st.text(), st.one_of(st.none(), st.text()), st.integers(1, 9999), st.integers(0, 999))
+def test_the_revision_is_read_back_from_any_canonical_id(key: str, text: str, section: str | None, page: int, block: int) -> None:
+    revision = ids.revision8(text)
+    canonical = ids.canonical_id(ids.doc_uid(key), revision, section, page, block)
+    assert ids.canonical_revision(canonical) == revision
+    assert ids.canonical_revision(ids.split_canonical_id(canonical)[0]) == revision
+
+
+def test_a_string_that_is_no_canonical_id_has_no_revision() -> None:
+    for text in ("", "abc", "abc|s=1|p=001"):
+        try:
+            ids.canonical_revision(text)
+        except ValueError as error:
+            assert repr(text) in str(error)
+        else:
+            raise AssertionError(f"{text!r} read as a canonical id")

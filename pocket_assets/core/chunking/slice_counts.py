@@ -237,6 +237,40 @@ def _added_token_starts(counter: TokenCounter) -> re.Pattern[str]:
     return re.compile("[" + "".join(map(re.escape, sorted(firsts))) + "]") if firsts else re.compile(r"(?!)")
 
 
+class PieceCounter:
+    """Exact token counts of arbitrary strings, as sums of their memoized pieces (`PieceTokens`): a `TextCounter`.
+
+    With a tokenizer that does not split cleanly, the tokenizer's own counts. Shared by a step's
+    documents (table summaries' sentences, context headers), common words are tokenized once and a
+    string costs no tokenizer pipeline call (~20 us each, thousands per document).
+    """
+
+    def __init__(self, pieces: PieceTokens) -> None:
+        self.pieces = pieces
+        self.counter = pieces.counter
+        self.name = pieces.counter.name
+        self.exact = splits_cleanly(pieces.counter)
+
+    def count(self, text: str) -> int:
+        return self.count_batch([text])[0]
+
+    def count_batch(self, texts: Iterable[str]) -> list[int]:
+        """Taken `_TEXTS_PER_BATCH` at a time: given a generator, a long document's thousands of
+        embedded strings (and their pieces, or encodings) are never all held at once."""
+        counts: list[int] = []
+        for batch in _batches(texts, _TEXTS_PER_BATCH):
+            counts.extend(self._count_batch(batch))
+        return counts
+
+    def _count_batch(self, texts: list[str]) -> list[int]:
+        if not self.exact:
+            return self.counter.count_batch(texts)
+        pieces = [PIECE.findall(text) for text in texts]
+        self.pieces.learn([piece for text_pieces in pieces for piece in text_pieces])
+        lookup = self.pieces.counts.__getitem__
+        return [sum(map(lookup, text_pieces)) for text_pieces in pieces]
+
+
 class SliceCounter:
     """Token counts of one document's slices and derived strings, exact, with few tokenizer calls.
 
@@ -250,7 +284,9 @@ class SliceCounter:
         counter = pieces.counter
         self.text = text
         self.counter = counter
-        self.exact = splits_cleanly(counter)
+        self.name = counter.name
+        self.strings = PieceCounter(pieces)
+        self.exact = self.strings.exact
         self.gap_starts: list[int] = []
         self.gap_corrections: list[int] = []  # cumulative
         self.pieces = pieces
@@ -277,26 +313,11 @@ class SliceCounter:
         return [counts[head] + self._between(low, high) + counts[tail] for head, low, high, tail in plans]
 
     def count(self, text: str) -> int:
-        return self.count_batch([text])[0]
+        return self.strings.count(text)
 
     def count_batch(self, texts: Iterable[str]) -> list[int]:
-        """Exact counts of arbitrary strings, as sums of their memoized pieces.
-
-        Taken `_TEXTS_PER_BATCH` at a time: given a generator, a long document's thousands of
-        embedded strings (and their pieces, or encodings) are never all held at once.
-        """
-        counts: list[int] = []
-        for batch in _batches(texts, _TEXTS_PER_BATCH):
-            counts.extend(self._count_batch(batch))
-        return counts
-
-    def _count_batch(self, texts: list[str]) -> list[int]:
-        if not self.exact:
-            return self.counter.count_batch(texts)
-        pieces = [PIECE.findall(text) for text in texts]
-        self.pieces.learn([piece for text_pieces in pieces for piece in text_pieces])
-        lookup = self.pieces.counts.__getitem__
-        return [sum(map(lookup, text_pieces)) for text_pieces in pieces]
+        """Exact counts of arbitrary strings (`PieceCounter`)."""
+        return self.strings.count_batch(texts)
 
     def _first_boundary(self, start: int, end: int) -> int | None:
         """`start` itself when the whole text splits there, else the first boundary inside the slice."""
