@@ -14,7 +14,16 @@ from typing import Iterator
 # Fixed namespace for every UUIDv5 this project mints (uuid5 of the project name).
 POCKET_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://pocket-assets/chunks")
 
-_MARKDOWN_NOISE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s+|\|)|[*_`|]")
+# Markdown markers: a heading, item, quote or table mark at a line's start (`str.splitlines`' line breaks),
+# and emphasis, code and table characters anywhere. Removed from the whole text in one pass: a line at a
+# time, the anchor cost ~25 % more (one `sub` call per line).
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_SPACE_IN_LINE = f"[^\\S{_LINE_BREAKS}]"
+_MARKDOWN_NOISE = re.compile(
+    f"(?<![^{_LINE_BREAKS}]){_SPACE_IN_LINE}*"
+    f"(?:#{{1,6}}{_SPACE_IN_LINE}+|[-*+]{_SPACE_IN_LINE}+|\\d+[.)]{_SPACE_IN_LINE}+|>{_SPACE_IN_LINE}+|\\|)"
+    "|[*_`|]"
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 _ANCHOR_FIRST_PREFIX = 256
 _BLOCK_MARK = "|b="
@@ -125,8 +134,7 @@ def anchor(text: str, max_chars: int = 160) -> str:
 
 
 def _sentences(text: str) -> list[str]:
-    lines = (_MARKDOWN_NOISE.sub("", line).strip() for line in text.splitlines())
-    flat = " ".join(" ".join(line for line in lines if line).split())
+    flat = " ".join(_MARKDOWN_NOISE.sub("", text).split())  # every line break is whitespace to `split`
     return [sentence for sentence in _SENTENCE_END.split(flat) if sentence]
 
 

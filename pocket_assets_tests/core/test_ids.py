@@ -62,3 +62,29 @@ def test_a_string_that_is_no_canonical_id_has_no_revision() -> None:
             assert repr(text) in str(error)
         else:
             raise AssertionError(f"{text!r} read as a canonical id")
+
+
+# Markers, spaces of every kind and every line break `str.splitlines` knows, in every arrangement.
+MARKDOWN_LINES = st.lists(
+    st.sampled_from(
+        ("word", "Mot", "12", " ", "\t", "\u00a0", "\x1f", ". ", "; ", "# ", "###### ", "####### ", "- ", "* ", "+", "1. ")
+        + ("2) ", "> ", "|", "*", "_", "`", "é", "\n", "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85")
+        + ("\u2028", "\u2029")
+    ),
+    max_size=60,
+).map("".join)
+LINE_BY_LINE_NOISE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s+|\|)|[*_`|]")
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(MARKDOWN_LINES)
+def test_markdown_removed_from_the_whole_text_is_removed_as_a_line_at_a_time(text: str) -> None:
+    """The anchor's definition: each line (`splitlines`) without its markers, stripped, joined by spaces."""
+    lines = (LINE_BY_LINE_NOISE.sub("", line).strip() for line in text.splitlines())
+    flat = " ".join(" ".join(line for line in lines if line).split())
+    assert ids._sentences(text) == [sentence for sentence in ids._SENTENCE_END.split(flat) if sentence]
+
+
+def test_the_line_breaks_are_those_of_splitlines_and_all_whitespace() -> None:
+    breaks = {char for char in map(chr, range(sys.maxunicode + 1)) if len(f"a{char}b".splitlines()) == 2}
+    assert set(ids._LINE_BREAKS) == breaks and all(char.isspace() for char in breaks)
