@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
+import uuid
 from unittest import mock
 
 from hypothesis import given, settings
@@ -88,3 +89,12 @@ def test_markdown_removed_from_the_whole_text_is_removed_as_a_line_at_a_time(tex
 def test_the_line_breaks_are_those_of_splitlines_and_all_whitespace() -> None:
     breaks = {char for char in map(chr, range(sys.maxunicode + 1)) if len(f"a{char}b".splitlines()) == 2}
     assert set(ids._LINE_BREAKS) == breaks and all(char.isspace() for char in breaks)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(st.characters(blacklist_categories=("Cs",))), st.text(st.characters(blacklist_categories=("Cs",))))
+def test_uuids_are_the_standard_library_s_uuid5(document_key: str, chunk_id: str) -> None:
+    assert ids.document_uuid(document_key) == str(uuid.uuid5(ids.POCKET_NAMESPACE, f"document:{document_key}"))
+    document_id = ids.document_uuid(document_key)
+    expected = uuid.uuid5(ids.POCKET_NAMESPACE, f"chunk:{document_id}:{chunk_id}")
+    assert ids.chunk_uuid(document_id, chunk_id) == str(expected) and expected.version == 5
