@@ -266,7 +266,7 @@ class PieceCounter:
         if not self.exact:
             return self.counter.count_batch(texts)
         pieces = [PIECE.findall(text) for text in texts]
-        self.pieces.learn([piece for text_pieces in pieces for piece in text_pieces])
+        self.pieces.learn(itertools.chain.from_iterable(pieces))
         lookup = self.pieces.counts.__getitem__
         return [sum(map(lookup, text_pieces)) for text_pieces in pieces]
 
