@@ -22,8 +22,11 @@ _VENDORED = {"gemma3": "gemma3-tokenizer.json.gz", "embeddinggemma": "gemma3-tok
 
 
 class TextCounter(Protocol):
-    """Exact token counts of strings: a `TokenCounter`, or a document's `slice_counts.SliceCounter`
-    (the same counts, from memoized pieces, with fewer tokenizer calls)."""
+    """Exact token counts of strings: a `TokenCounter`, a step's `slice_counts.PieceCounter` or a document's
+    `slice_counts.SliceCounter`
+    (the same counts, from memoized pieces, with fewer tokenizer calls). `name` is the tokenizer's."""
+
+    name: str
 
     def count(self, text: str) -> int: ...
 
