@@ -123,6 +123,8 @@ def _compose_cedilla(match: re.Match[str]) -> str:
 
 
 def collapse_spaces(text: str) -> str:
+    if "  " not in text and "\t" not in text:
+        return text.strip()  # every run of spaces is one already (most lines)
     return _SPACE_RUNS.sub(" ", text).strip()
 
 

@@ -332,7 +332,7 @@ def _block_lines(block: dict[str, Any]) -> list[Line]:
                 last_spans.extend(spans)
                 box[:] = [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
                 continue
-        rows.append((list(spans), [x0, y0, x1, y1], [False]))
+        rows.append((spans, [x0, y0, x1, y1], [False]))
     lines = []
     for spans, box, spread in rows:
         line = _make_line(spans, (box[0], box[1], box[2], box[3]), spread[0])
