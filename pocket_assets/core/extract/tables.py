@@ -280,7 +280,9 @@ def _page_rows(pieces: list[_Piece]) -> list[_Row]:
 
 def _is_split(row: _Row) -> bool:
     """The row breaks into pieces far apart: cells, a tab stop, or two page columns."""
-    return len(row) > 1 and any(right.x0 - left.x1 >= PIECE_GAP * max(left.y1 - left.y0, 1.0) for left, right in zip(row, row[1:]))
+    return len(row) > 1 and any(
+        right.x0 - left.x1 >= PIECE_GAP * max(left.y1 - left.y0, 1.0) for left, right in zip(row, row[1:])
+    )
 
 
 def _height(row: _Row) -> float:
