@@ -51,6 +51,16 @@ _ENCIRCLED_C = re.compile("[cC]\u20dd")  # "c" with a combining enclosing circle
 # An accented capital split from the rest of its word ("É quivalente"); none of these is a French word alone.
 _SPLIT_CAPITAL = re.compile(r"\b([ÉÈÊËÎÏÛÇ]) (?=[a-zà-ÿ]{2})")
 _SPACE_RUNS = re.compile(r"[ \t]+")
+# Every character one of clean_text's mappings starts from: text without any of them is only normalised.
+_MAPPED = re.compile(
+    "|".join(
+        [
+            ODD_SPACES.pattern,
+            INVISIBLES.pattern,
+            "[" + re.escape("".join([*LIGATURES, *PRIVATE_BULLETS, *_COMBINING, "\u20dd", "ÉÈÊËÎÏÛÇ"])) + "]",
+        ]
+    )
+)
 
 # A hyphen at a line end followed by a lowercase letter is a word cut by the typesetter.
 _HYPHEN_CUT = re.compile(r"(?<=[^\W\d_])-$")
@@ -84,8 +94,11 @@ SLOT_SLACK = 1.0  # pt: a page template sets its running lines at one height; bo
 def clean_text(text: str) -> str:
     """Normalize one span or line: ligatures and private-use bullets mapped, odd spaces plain,
     accents set as separate glyphs composed with their letter, NFC."""
-    if text.isascii() and "`" not in text and "^" not in text:
-        return text  # every mapping below starts from a non-ASCII character or a spacing accent
+    if text.isascii():
+        if "`" not in text and "^" not in text:
+            return text  # every mapping below starts from a non-ASCII character or a spacing accent
+    elif _MAPPED.search(text) is None:
+        return unicodedata.normalize("NFC", text)  # typographic quotes and dashes, accented letters
     text = text.translate(_LIGATURE_TABLE)
     text = INVISIBLES.sub("", text)
     text = ODD_SPACES.sub(" ", text)
@@ -110,6 +123,8 @@ def _compose_cedilla(match: re.Match[str]) -> str:
 
 
 def collapse_spaces(text: str) -> str:
+    if "  " not in text and "\t" not in text:
+        return text.strip()  # every run of spaces is one already (most lines)
     return _SPACE_RUNS.sub(" ", text).strip()
 
 

@@ -30,7 +30,7 @@ SMALL_CAPITALS = 0.6  # smaller capitals at least this share of the large ones' 
 MATH_SHARE = 0.33  # of a line's characters (dots and spaces aside) in math fonts: a display formula
 _FLAG_MONOSPACED = 8
 _FLAG_BOLD = 16
-_SPAN_FIELDS = itemgetter("text", "font", "flags", "size")
+_TEXT = itemgetter("text")
 SPREAD_GAP = 2.0  # in em: a wider gap between pieces of one line is a tab stop, not a word space
 EDGE_TOLERANCE = 1.0  # pt: how far text may stick out of the text column's left edge and still be on it
 FULL_LINE_SLACK = 0.02  # of the page width: a line ending this close to the text's right edge is a full line
@@ -48,9 +48,14 @@ class LabelCut(NamedTuple):
     rest_x0: float | None  # where the rest of the line starts, None when the term is the whole line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Line:
-    """One visual line with the style that decides its role (heading, code, body)."""
+    """One visual line with the style that decides its role (heading, code, body).
+
+    Never changed once made (`replace` makes the changed copies), but not `frozen`: a frozen
+    dataclass sets each of its 13 fields through `object.__setattr__`, ~3 us a line, and a
+    2,400-page manual makes ~110,000 lines. Hashed like a frozen one (its fields' tuple).
+    """
 
     text: str
     x0: float
@@ -105,19 +110,23 @@ def _bold_lead(spans: list[dict[str, Any]], text: str) -> str:
 
 
 def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, float], spread: bool) -> Line | None:
-    text = clean_text("".join([span["text"] for span in spans]))
+    texts = list(map(_TEXT, spans))
+    text = clean_text("".join(texts))
     if not text.strip():
         return None
+    # Each span's visible text, read once for the tally, the margin label and the math share ("" for
+    # the spans MuPDF makes of the spaces it inserts between words: half of a manual's spans).
+    shown = list(map(str.strip, texts))
     # Font expansion (microtype) and word spacing give every word its own span: tally
     # characters per (font, flags, size) first, then look at the few distinct styles.
     # style -> [visible characters, non-digit spans, 1 if any lowercase]
     runs: dict[tuple[str, int, float], list[int]] = {}
-    for span_text, font, flags, raw_size in map(_SPAN_FIELDS, spans):
-        visible = span_text.strip()
+    for span, visible in zip(spans, shown):
         if visible:
-            run = runs.get((font, flags, raw_size))
+            style = (span["font"], span["flags"], span["size"])
+            run = runs.get(style)
             if run is None:
-                run = runs[(font, flags, raw_size)] = [0, 0, 0]
+                run = runs[style] = [0, 0, 0]
             run[0] += len(visible)
             if not visible.isdigit():
                 run[1] += 1
@@ -141,22 +150,22 @@ def _make_line(spans: list[dict[str, Any]], bbox: tuple[float, float, float, flo
     # The size carrying most characters, the smallest on a tie (most lines have one size).
     size = next(iter(weights)) if len(weights) == 1 else max(sorted(weights), key=weights.__getitem__)
     if any(not run[2] for run in runs.values()):  # capitals somewhere: maybe small caps
-        spaced = max(raw_size for _, _, _, raw_size in map(_SPAN_FIELDS, spans))
+        spaced = max(span["size"] for span in spans)
         if (spaced > max(weights) + 0.1 or len(weights) > 1) and _small_capitals(runs, spaced):
             size = round(spaced, 1)
     lead = "" if bold or len(runs) == 1 else _bold_lead(spans, text)
     mono = any_mono and other_spans == 0
-    math = any_math and _mostly_math(spans)
-    cut = _label_cut(spans, text)
+    math = any_math and _mostly_math(spans, shown)
+    cut = _label_cut(spans, shown, text)
     return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], size, bold, mono, lead, spread, label_cut=cut, math=math)
 
 
-def _mostly_math(spans: list[dict[str, Any]]) -> bool:
+def _mostly_math(spans: list[dict[str, Any]], shown: list[str]) -> bool:
     """A third or more of the line's characters (dots and spaces aside) in math fonts: a display formula.
-    Only asked of lines with a math font somewhere, so the count is not paid on every line."""
+    Only asked of lines with a math font somewhere, so the count is not paid on every line.
+    `shown`: each span's visible text."""
     substantive = math_characters = 0
-    for span in spans:
-        visible = span["text"].strip()
+    for span, visible in zip(spans, shown):
         solid = len(visible) - visible.count(".") - visible.count(" ")
         substantive += solid
         if _math_font(span["font"]):
@@ -206,9 +215,9 @@ def text_column_left(lines: list[Line], page_width: float) -> float | None:
     return min(starts[left]) if left is not None and left < page_width / 2 else None
 
 
-def _label_cut(spans: list[dict[str, Any]], text: str) -> LabelCut | None:
+def _label_cut(spans: list[dict[str, Any]], shown: list[str], text: str) -> LabelCut | None:
     """Where the line's opening term ends, when it opens with one: a short term in one font and
-    colour, followed by nothing or by text in another font or colour.
+    colour, followed by nothing or by text in another font or colour (`shown`: each span's visible text).
 
     Only the term is found here; whether it sits in the margin depends on the
     text column's edge, which is known once the whole document is read.
@@ -217,10 +226,10 @@ def _label_cut(spans: list[dict[str, Any]], text: str) -> LabelCut | None:
     length = 0
     end = 0
     rest_x0 = None
-    for index, span in enumerate(spans):
-        visible = span["text"].strip()
+    for index, visible in enumerate(shown):
         if not visible:
             continue
+        span = spans[index]
         span_style = (span["font"], span["color"])
         if style is None:
             style = span_style
@@ -308,7 +317,7 @@ def _block_lines(block: dict[str, Any]) -> list[Line]:
     rows: list[tuple[list[dict[str, Any]], list[float], list[bool]]] = []
     for raw in block["lines"]:
         x0, y0, x1, y1 = raw["bbox"]
-        spans = [span for span in raw["spans"] if span["text"]]
+        spans = list(filter(_TEXT, raw["spans"]))
         if not spans:
             continue
         if rows:
@@ -323,7 +332,7 @@ def _block_lines(block: dict[str, Any]) -> list[Line]:
                 last_spans.extend(spans)
                 box[:] = [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
                 continue
-        rows.append((list(spans), [x0, y0, x1, y1], [False]))
+        rows.append((spans, [x0, y0, x1, y1], [False]))
     lines = []
     for spans, box, spread in rows:
         line = _make_line(spans, (box[0], box[1], box[2], box[3]), spread[0])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import pymupdf
@@ -200,6 +201,7 @@ MAX_SENTENCES = 1  # more cells that read as sentences make a definition list or
 _SENTENCE = re.compile(r"\S+\s+\S+\s+.*\.$")
 _PAGE_NUMBER = re.compile(r"^\d{1,4}$")
 _ELISION = re.compile(r"^\s*(?:\.\.\.|…)\s*$")
+_SIZE = itemgetter("size")
 _CODE = re.compile(r"<-|[(){};=\\\"#]|^>|^\+\s")  # R and TeX code among monospaced cells
 
 
@@ -207,14 +209,15 @@ class _Piece(NamedTuple):
     """A raw text line of the page dictionary: one run of text on a baseline.
 
     Named tuples, not frozen dataclasses: every line of every page becomes one, and a
-    tuple is built in C (a frozen dataclass sets each field through object.__setattr__).
+    tuple is built in C (a frozen dataclass sets each field through object.__setattr__;
+    `_make` skips the generated `__new__` too). Its spans are the page dictionary's own list.
     """
 
     x0: float
     y0: float
     x1: float
     y1: float
-    spans: tuple[dict[str, Any], ...]
+    spans: list[dict[str, Any]]
 
 
 _Row = list[_Piece]  # pieces sharing a baseline, left to right
@@ -233,7 +236,7 @@ def _page_columns(data: dict[str, Any]) -> list[list[_Piece]]:
     two-column table of prose, and a table set inside one column gets the other's lines.
     """
     pieces = [
-        _Piece(*raw["bbox"], tuple(raw["spans"]))
+        _Piece._make((*raw["bbox"], raw["spans"]))
         for block in data["blocks"]
         if block.get("type", 0) == 0
         for raw in block["lines"]
@@ -277,7 +280,9 @@ def _page_rows(pieces: list[_Piece]) -> list[_Row]:
 
 def _is_split(row: _Row) -> bool:
     """The row breaks into pieces far apart: cells, a tab stop, or two page columns."""
-    return any(right.x0 - left.x1 >= PIECE_GAP * max(left.y1 - left.y0, 1.0) for left, right in zip(row, row[1:]))
+    return len(row) > 1 and any(
+        right.x0 - left.x1 >= PIECE_GAP * max(left.y1 - left.y0, 1.0) for left, right in zip(row, row[1:])
+    )
 
 
 def _height(row: _Row) -> float:
@@ -307,11 +312,15 @@ def aligned_candidates(data: dict[str, Any]) -> list[Candidate]:
 def _runs(rows: list[_Row]) -> list[Candidate]:
     """Runs of split rows; in a table whose rows are padded apart, with its cells' wrapped lines."""
     candidates: list[Candidate] = []
+    split = [_is_split(row) for row in rows]
     start = 0
     while start < len(rows):
-        end = _run_end(rows, start, with_wraps=True)
+        if not split[start]:  # most rows: no run starts here
+            start += 1
+            continue
+        end = _run_end(rows, split, start, with_wraps=True)
         if not _padded(rows[start:end]):
-            end = _run_end(rows, start, with_wraps=False)
+            end = _run_end(rows, split, start, with_wraps=False)
         if end - start >= MIN_ROWS:
             above = rows[start - 1] if start else None
             below = rows[end] if end < len(rows) else None
@@ -320,11 +329,12 @@ def _runs(rows: list[_Row]) -> list[Candidate]:
     return candidates
 
 
-def _run_end(rows: list[_Row], start: int, with_wraps: bool) -> int:
+def _run_end(rows: list[_Row], split: list[bool], start: int, with_wraps: bool) -> int:
+    """Where the run of split rows (`split`: each row's `_is_split`) from `start` ends."""
     end = start
     while (
         end < len(rows)
-        and (_is_split(rows[end]) or (with_wraps and end > start and _wraps(rows[end - 1], rows[end])))
+        and (split[end] or (with_wraps and end > start and _wraps(rows[end - 1], rows[end])))
         and (end == start or rows[end][0].y0 - rows[end - 1][0].y1 <= ROW_GAP * _height(rows[end - 1]))
     ):
         end += 1
@@ -332,7 +342,7 @@ def _run_end(rows: list[_Row], start: int, with_wraps: bool) -> int:
 
 
 def _size(row: _Row) -> float:
-    return max(span["size"] for piece in row for span in piece.spans)
+    return max([max(map(_SIZE, piece.spans)) for piece in row])
 
 
 def _pitch(upper: _Row, lower: _Row) -> float:
@@ -384,7 +394,8 @@ def _words(piece: _Piece) -> list[_Word]:
     for span in piece.spans:
         text = span["text"].strip()
         if text:
-            words.append(_Word(span["bbox"][0], span["bbox"][2], text))
+            box = span["bbox"]
+            words.append(_Word._make((box[0], box[2], text)))
     return words
 
 
