@@ -106,8 +106,8 @@ def batchable(suite: ExpectationSuite) -> bool:
             return False
         if expectation.column in QUALIFIED_COLUMNS and expectation.expectation_type not in _QUALIFIED_SAFE:
             return False
-        condition_columns = condition_columns(expectation.row_condition)
-        if condition_columns is None or condition_columns & QUALIFIED_COLUMNS:
+        read = condition_columns(expectation.row_condition)
+        if read is None or read & QUALIFIED_COLUMNS:
             return False
     return True
 
