@@ -61,11 +61,11 @@ _VALIDATING_ASSETS = ("validated_chunks", "android_export")
 
 
 def preload_for_build(select: Sequence[str], pdf_count: int) -> None:
-    """For a build that validates: Great Expectations starts loading in its own process (~4 s of CPU,
+    """For a build that validates: Great Expectations starts loading in its own process (~3 s of CPU,
     `core.quality.expectations_process`) while this one imports Dagster, extracts and chunks, when the
     build is short (`starts_early`: a long one starts it when it validates); and the
-    tokenizer is loaded now, while this process is small: parsing it peaks ~300 MiB above the heap it
-    starts from (freed after), so it peaks at ~430 MiB here and ~670 MiB once Dagster is loaded.
+    tokenizer is loaded now, while this process is small: parsing the vendored one peaks ~170 MiB above
+    the heap it starts from (~95 MiB of it kept), so ~190 MiB here, more once Dagster is loaded.
     A tokenizer that fails to load here is left to the chunking step, which reports it as it always has."""
     if select and not any(name in _VALIDATING_ASSETS for name in select):
         return

@@ -27,3 +27,16 @@ def paused_cyclic_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@contextmanager
+def loaded_objects_frozen() -> Iterator[None]:
+    """The objects alive on entry (a run's loaded libraries and resources: millions, none of them garbage
+    yet) kept out of the collector's full collections inside, which then walk only what the block made;
+    they rejoin the collector on leaving. Nested with a freeze of its own (`pdf_workers`), the first
+    unfreeze ends both: the work after it pays full collections again, as before."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

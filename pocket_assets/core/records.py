@@ -170,18 +170,20 @@ def new_chunk(
     """The one place a chunk record is made: what follows from its PDF (source, corpus), its id and
     text (uuid, content hash, anchor of `anchor_text`) and the policy (versions) is filled here; the
     chunker and the table summaries give the rest in `fields`."""
-    return ChunkRecord(
-        id=id,
-        text=text,
-        source=identity.source,
-        corpus=identity.corpus,
-        chunk_uid=ids.chunk_uuid(document_id, id),
-        document_id=document_id,
-        hash=ids.content_hash(text),
-        anchor=ids.anchor(anchor_text),
-        chunker_version=policy.chunker_version,
-        policy_hash=policy.policy_hash,
-        **fields,
+    return _chunk_of(
+        dict(
+            id=id,
+            text=text,
+            source=identity.source,
+            corpus=identity.corpus,
+            chunk_uid=ids.chunk_uuid(document_id, id),
+            document_id=document_id,
+            hash=ids.content_hash(text),
+            anchor=ids.anchor(anchor_text),
+            chunker_version=policy.chunker_version,
+            policy_hash=policy.policy_hash,
+            **fields,
+        )
     )
 
 
@@ -276,15 +278,20 @@ def page_from_dict(row: dict[str, Any]) -> PageRecord:
 def chunk_from_dict(row: dict[str, Any]) -> ChunkRecord:
     """The record a stored row (`to_dict`'s dict, read back from Parquet) stands for.
 
-    A row holding every field, and only those, is filled in directly: the frozen dataclass's
-    `__init__` sets its 35 fields one `object.__setattr__` at a time, 80 % of this function, and
-    each chunk is read back ~4 times in a build (issue 18). Any other row goes through `__init__`,
-    for its defaults and its error on an unknown field.
+    Each chunk is read back ~4 times in a build (issue 18): see `_chunk_of`.
     """
     values = dict(row)
     values["pages"] = tuple(int(page) for page in values["pages"])
     values["section_path"] = tuple(values["section_path"])
     values["content_features"] = ContentFeatures(**values["content_features"])
+    return _chunk_of(values)
+
+
+def _chunk_of(values: dict[str, Any]) -> ChunkRecord:
+    """The record of these field values. Values for every field, and only those, are filled in directly:
+    the frozen dataclass's `__init__` sets its 35 fields one `object.__setattr__` at a time (80 % of
+    reading a row back; ~3 % of the chunker). Any others go through `__init__`, for its defaults and its
+    error on an unknown field."""
     if values.keys() != _CHUNK_FIELDS:
         return ChunkRecord(**values)
     chunk = object.__new__(ChunkRecord)

@@ -18,6 +18,8 @@ stores an event makes its own and never touches, closes or disposes of its paren
 `HeldSqliteStorage` is Dagster's default `DagsterSqliteStorage` with this event log; the build
 command opens its instance with it (`build_instance_ref`) when the instance is the default SQLite
 one, and a dagster.yaml may name it (docs/operations.md).
+
+Both read Dagster's alembic migration scripts once per process (`read_alembic_scripts_once`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from dagster import Field, StringSource
 from dagster._core.events import ASSET_EVENTS
 from dagster._core.events.log import EventLogEntry
@@ -62,12 +66,41 @@ DEFAULT_SYNCHRONOUS = "NORMAL"
 RUN_ENGINES_KEPT = 8
 
 
+_READ_SCRIPT_DIRECTORY = ScriptDirectory.from_config  # alembic's own
+# By the options of the config's main section (`script_location` and the like, already interpolated), less
+# `here` (the ini file's folder): Dagster's three storages have one alembic.ini each, the same text.
+_SCRIPT_DIRECTORIES: dict[tuple[tuple[str, str], ...], ScriptDirectory] = {}
+
+
+def _script_directory_read_once(cls: type[ScriptDirectory], config: Config) -> ScriptDirectory:
+    options = config.get_section(config.config_ini_section, {})
+    key = tuple(sorted((name, value) for name, value in options.items() if name != "here"))
+    directory = _SCRIPT_DIRECTORIES.get(key)
+    if directory is None:
+        directory = _SCRIPT_DIRECTORIES[key] = _READ_SCRIPT_DIRECTORY(config)
+    return directory
+
+
+def read_alembic_scripts_once() -> None:
+    """From now on in this process, alembic's `ScriptDirectory.from_config` reads a migration folder
+    once and hands out that one `ScriptDirectory` (whose revision map is then read once too).
+
+    Dagster builds a new one, reading and executing its ~90 migration scripts (~25 ms of CPU), each
+    time it checks or stamps a database's schema: twice for each of the three databases of a fresh
+    `DAGSTER_HOME`, and twice for the database of every run (`SqliteEventLogStorage._initdb`). The
+    scripts of the installed Dagster do not change while a process runs; a `ScriptDirectory` holds
+    no connection (alembic passes that in the `Config`, which is not kept)."""
+    if ScriptDirectory.__dict__["from_config"].__func__ is not _script_directory_read_once:
+        ScriptDirectory.from_config = classmethod(_script_directory_read_once)  # type: ignore[method-assign,assignment]
+
+
 class HeldSqliteEventLogStorage(SqliteEventLogStorage):
     """`SqliteEventLogStorage` with one engine (one pooled connection) per database and process."""
 
     def __init__(
         self, base_dir: str, inst_data: ConfigurableClassData | None = None, synchronous: str = DEFAULT_SYNCHRONOUS
     ):
+        read_alembic_scripts_once()
         if synchronous not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous: {synchronous!r} is not one of {', '.join(SYNCHRONOUS_MODES)}")
         self._synchronous = synchronous
@@ -176,6 +209,7 @@ class HeldSqliteStorage(DagsterSqliteStorage):
     def __init__(
         self, base_dir: str, inst_data: ConfigurableClassData | None = None, synchronous: str = DEFAULT_SYNCHRONOUS
     ):
+        read_alembic_scripts_once()
         self.base_dir = base_dir
         self._run_storage = SqliteRunStorage.from_local(_runs_directory(base_dir))
         self._event_log_storage = HeldSqliteEventLogStorage(

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 # less than quadratic time (see `add_partition_metadata`).
 from dagster._core.execution.context.metadata_logging import AssetMetadataHandle, OutputMetadataAccumulator
 
+from pocket_assets.core.cyclic_gc import loaded_objects_frozen
 from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.defs.pdf_errors import PER_PDF_ERRORS, PdfRejected
 from pocket_assets.defs.pdf_workers import build_in_workers
@@ -136,7 +137,25 @@ def run_per_pdf_stages(
     """`run_per_pdf` for a step that makes one or several stages of a PDF at once (a multi-asset):
     one `build` per PDF gives every stage's output; one result per stage. `after_building` is called
     once every PDF was tried and the workers are gone, if any PDF was built, before the step reports
-    (Dagster then stores its events: seconds of this process alone at scale)."""
+    (Dagster then stores its events: seconds of this process alone at scale).
+
+    What the run had loaded when the step started (Dagster, the resources, the tokenizer) is kept out of
+    the cyclic collector's full collections while the step runs (`loaded_objects_frozen`): they walked
+    it all, several times a step, and found nothing of it to free."""
+    with loaded_objects_frozen():
+        yield from _run_stages(context, store, stages, build, versions, checks, workers, after_building)
+
+
+def _run_stages(
+    context: AssetExecutionContext,
+    store: PartitionStore,
+    stages: Sequence[Stage],
+    build: Callable[[str], Mapping[Stage, StageOutput]],
+    versions: Mapping[Stage, str | None],
+    checks: Checks | None,
+    workers: int,
+    after_building: Callable[[], None] | None,
+) -> Iterator[MaterializeResult]:
     keys = sorted(context.partition_keys)
     outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
     progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)

@@ -27,6 +27,7 @@ from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummari
 from pocket_assets.core.tokenizer import (
     DEFAULT_TOKENIZER,
     TOKENIZER_ENV,
+    TextCounter,
     TokenCounter,
     load_tokenizer,
     tokenizer_identity,
@@ -180,7 +181,7 @@ class SummarizerResource(ConfigurableResource):
             {"kind": self.kind, "model": self.model, "base_url": self.base_url, "fallback": self.fallback_to_extractive},
         )
 
-    def summarizer(self, counter: TokenCounter, target_tokens: int) -> Summarizer:
+    def summarizer(self, counter: TextCounter, target_tokens: int) -> Summarizer:
         extractive = ExtractiveSummarizer(counter, target_tokens=target_tokens)
         if self.kind == "extractive":
             return extractive

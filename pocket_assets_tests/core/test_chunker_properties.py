@@ -15,7 +15,7 @@ from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import to_dict
 from pocket_assets.core.chunking import slice_counts
-from pocket_assets.core.chunking.slice_counts import PieceTokens, SliceCounter, page_token_offsets
+from pocket_assets.core.chunking.slice_counts import PieceCounter, PieceTokens, SliceCounter, page_token_offsets
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
 
@@ -185,6 +185,18 @@ def test_slice_counts_equal_a_full_re_encoding(page_texts, data):
     assert slices.count_slices(spans) == counter.count_batch([text[start:end] for start, end in spans])
     strings = [text_to_embed(text[start:end], "a > </b.pdf", 3, "title: {title} | text: ") for start, end in spans]
     assert slices.count_batch(strings + [text]) == counter.count_batch(strings + [text])
+
+
+@SETTINGS
+@given(st.lists(TRICKY, min_size=1, max_size=30), st.sampled_from((3, 10**9)))
+def test_strings_counted_from_shared_pieces_are_counted_as_the_tokenizer_counts_them(texts, capacity):
+    """A step's `PieceCounter` (summaries' sentences, headers): each string's count is its full encoding's,
+    whatever the strings counted before it (a cache that starts afresh, pieces shared between strings)."""
+    counter = load_tokenizer()
+    shared = PieceCounter(PieceTokens(counter, capacity))
+    summaries = [f"Tableau « {text} » de 3 lignes : {text}, et 2 autres — un tableau du document." for text in texts]
+    assert [shared.count(text) for text in texts + summaries] == counter.count_batch(texts + summaries)
+    assert shared.count_batch(texts + summaries) == counter.count_batch(texts + summaries)
 
 
 def _a_few_at_a_time(group_chars: int, texts: int):

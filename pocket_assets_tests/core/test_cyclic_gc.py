@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from pocket_assets.core.cyclic_gc import paused_cyclic_gc
+from pocket_assets.core.cyclic_gc import loaded_objects_frozen, paused_cyclic_gc
 from pocket_assets.core.extract import extract_pages
 from pocket_assets_tests.pdf_factory import SAMPLE_RAW
 
@@ -40,3 +40,23 @@ def test_extraction_leaves_the_collector_on_and_no_cycles_to_collect() -> None:
         gc.enable()
     extract_pages(path)
     assert gc.isenabled()
+
+
+def test_loaded_objects_are_out_of_full_collections_inside_and_back_after_even_after_an_error() -> None:
+    class Loaded:
+        pass
+
+    loaded = Loaded()
+    loaded.self = loaded  # a cycle the collector would walk
+    gc.collect()
+    assert gc.get_freeze_count() == 0
+    with pytest.raises(ValueError), loaded_objects_frozen():
+        assert gc.get_freeze_count() > 0 and gc.is_tracked(loaded)
+        made_inside = Loaded()
+        made_inside.self = made_inside
+        del made_inside
+        assert gc.collect() > 0, "what the block made is still collected"
+        raise ValueError("a step that fails")
+    assert gc.get_freeze_count() == 0
+    del loaded
+    assert gc.collect() > 0, "the frozen cycle is collectable again"

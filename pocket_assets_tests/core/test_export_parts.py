@@ -7,6 +7,7 @@ import json
 import shutil
 from collections import Counter
 from pathlib import Path
+from typing import Callable, Iterator, Sequence
 
 import pyarrow as pa
 import pytest
@@ -20,6 +21,7 @@ from pocket_assets.core.export.corpus_files import (
     CorpusExport,
     CorpusParts,
     ExportError,
+    Piece,
     export_order,
     export_paths,
     hepilot_record,
@@ -192,3 +194,46 @@ def test_a_file_of_an_older_schema_exports_its_records_defaults(tmp_path: Path) 
         [{name: value for name, value in to_dict(chunk).items() if name not in ("context", "embedded_tokens")} for chunk in chunks]
     )
     assert list(ValidatedChunks(older)) == [to_dict(chunk) for chunk in chunks]
+
+
+def last_piece_first(write: Callable[[str], Piece], names: Sequence[str]) -> Iterator[tuple[str, Piece]]:
+    """A `PieceRunner` whose pieces come back in the reverse order (as other processes may finish them)."""
+    for name in reversed(names):
+        yield name, write(name)
+
+
+def test_pieces_written_in_any_order_join_into_the_same_files(tmp_path: Path) -> None:
+    """Each PDF's piece may be written elsewhere and come back late: the files, preview and counts
+    are those of the one-pass export, the same error is raised, and no fragment is left behind."""
+    chunks_by_part = three_pdfs()
+    in_order = write_corpus_parts("fr", CountedParts(chunks_by_part).parts(), tmp_path / "in-order", GENERATED, SCHEMA_DIR)
+    reversed_ = write_corpus_parts(
+        "fr", CountedParts(chunks_by_part).parts(), tmp_path / "reversed", GENERATED, SCHEMA_DIR, runner=last_piece_first
+    )
+    assert file_bytes(reversed_) == file_bytes(in_order)
+    assert (reversed_.counts, reversed_.preview_lines) == (in_order.counts, in_order.preview_lines)
+    assert len(in_order.preview_lines) == 5 and len(chunks_by_part) == 3
+
+    # The SDK error of the last PDF wins over the schema error of the first, whichever piece comes back first.
+    chunks_by_part["fr/annexe.pdf"][1] = dataclasses.replace(chunks_by_part["fr/annexe.pdf"][1], text="trop court")
+    statuts = chunks_by_part["fr/statuts.pdf"]
+    statuts[-2] = dataclasses.replace(statuts[-2], context="Règles | Page 3")
+    with pytest.raises(ExportError, match="holds '|'") as refused:
+        write_corpus_parts(
+            "fr", CountedParts(chunks_by_part).parts(), tmp_path / "refused", GENERATED, SCHEMA_DIR, runner=last_piece_first
+        )
+    assert refused.value.chunk_id == statuts[-2].id
+    assert sorted(path.name for path in (tmp_path / "refused").iterdir()) == [], "no export, no fragment left"
+    assert sorted(path.name for path in (tmp_path / "reversed").iterdir()) == sorted(
+        path.name for path in reversed_.paths.values()
+    )
+
+
+def test_a_part_that_changed_during_the_export_is_named(tmp_path: Path) -> None:
+    chunks_by_part = three_pdfs()
+    counted = CountedParts(chunks_by_part)
+    parts = counted.parts()
+    counted.chunks["fr/statuts.pdf"] = counted.chunks["fr/statuts.pdf"][1:]  # rewritten after its ids were read
+    with pytest.raises(ExportError, match="no longer holds this chunk"):
+        write_corpus_parts("fr", parts, tmp_path, GENERATED, SCHEMA_DIR)
+    assert not list(tmp_path.iterdir())

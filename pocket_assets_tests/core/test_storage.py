@@ -68,3 +68,15 @@ def test_names_too_long_for_the_file_system_get_short_distinct_stage_files(tmp_p
     assert stage_file_stem("fr/faq.pdf") == "fr/faq.pdf", "short names stay readable"
     store.delete_partition(long_names[0])
     assert not paths[0].exists() and paths[1].exists()
+
+
+def test_many_manifests_written_at_once_read_back_each_as_written_and_leave_no_temp(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    manifests = [
+        PartitionManifest(asset="android_export", partition_key=f"fr/sub{n % 3}/doc{n}.pdf", status="ok", extra={"n": n})
+        for n in range(40)
+    ]
+    store.write_manifests(manifests)
+    export = type("Export", (), {"name": "android_export"})()
+    assert [store.manifest(export, manifest.partition_key) for manifest in manifests] == manifests
+    assert not list(tmp_path.rglob("*.tmp"))

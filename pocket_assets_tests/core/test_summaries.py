@@ -31,6 +31,7 @@ from pocket_assets.core.tables.summaries import (
     TableContext,
     cells_from_markdown,
     document_language,
+    has_table_blocks,
     summarize_tables,
 )
 from pocket_assets.core.tables.cache import SummaryCache
@@ -114,12 +115,15 @@ def parent(index: int, start: int, end: int, pages: tuple[PageRecord, ...], sect
     page = next(record.page for record in pages if record.char_start <= start <= record.char_end)
     record_id = ids.parent_id(IDENTITY.source, page, index)
     document_id = ids.document_uuid(IDENTITY.partition_key)
+    # A canonical place without a block: its revision is the document's, as the chunker's.
+    revision = ids.revision8(canonical_text(pages))
+    canonical = ids.canonical_place(ids.doc_uid(IDENTITY.partition_key), revision, section[:3], page)
     return ChunkRecord(
         id=record_id, text=text, source=IDENTITY.source, corpus="fr", chunk_type="parent", page=page,
         pages=(page,), tokens=10, section=section, section_path=(section,), section_id=section[:3],
         article_num=section[:3], parent_id=None, table_type=None, char_start=start, char_end=end,
         line_from=1, line_to=1, chunk_uid=ids.chunk_uuid(document_id, record_id), document_id=document_id,
-        canonical_id="", hash=ids.content_hash(text), anchor="", chunk_index=index, total_chunks=3,
+        canonical_id=canonical, hash=ids.content_hash(text), anchor="", chunk_index=index, total_chunks=3,
         has_overlap_previous=False, has_overlap_next=False, content_type="mixed",
         content_features=ContentFeatures(), chunker_version="pocket-hier-v1", policy_hash="0" * 16,
     )  # fmt: skip
@@ -219,6 +223,8 @@ def test_summarize_tables_makes_one_linked_record_per_table(counter: TokenCounte
         assert (chunk.chunker_version, chunk.policy_hash) == (policy.chunker_version, policy.policy_hash)
     assert [(chunk.chunk_index, chunk.total_chunks) for chunk in batch.chunks] == [(0, 2), (1, 2)]
     assert calendar.canonical_id.endswith("|p=001|b=000")  # the test parents use no block
+    # The revision read back from the holding parent is the hash of the document's text.
+    assert ids.canonical_revision(calendar.canonical_id) == ids.revision8(text)
     stats = batch.stats
     assert (stats.tables, stats.summaries, stats.cache_hits, stats.llm_calls) == (2, 2, 0, 0)
     assert stats.tables_per_page == {1: 1, 2: 1}
@@ -308,6 +314,19 @@ def test_summary_canonical_ids_never_take_a_chunk_s_block(counter: TokenCounter)
             if ids.split_canonical_id(record.canonical_id)[0] == place
         ]
         assert same_place, "the summary shares its section and page with the chunks around its table"
+
+
+def test_a_document_without_table_blocks_is_summarized_without_its_chunks(counter: TokenCounter) -> None:
+    """The step reads a PDF's chunk places only when `has_table_blocks`: without, nothing reads them."""
+    with_tables = build_pages()
+    pages = assemble_pages([page_content(1, [("heading", "# Objet", None), ("paragraph", "Aucun tableau ici.", None)])])
+    assert has_table_blocks(with_tables) and not has_table_blocks(pages)
+    chunked = chunk_document(IDENTITY, pages, ChunkPolicy(), counter)
+    batch = summarize_tables(IDENTITY, pages, [], ChunkPolicy(), counter, ExtractiveSummarizer(counter))
+    assert batch == summarize_tables(
+        IDENTITY, pages, chunked.parents, ChunkPolicy(), counter, ExtractiveSummarizer(counter), children=chunked.children
+    )
+    assert batch.chunks == () and batch.stats.tables == 0
 
 
 def test_a_table_whose_cells_are_empty_or_unreadable_gets_no_summary(counter: TokenCounter) -> None:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pymupdf
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pocket_assets.core.extract.tables import find_page_tables
 from pocket_assets.core.records import TableCells
+from pocket_assets.core.tables import types
 from pocket_assets.core.tables.types import classify_table, normalize
 from pocket_assets_tests.pdf_factory import SAMPLE_RAW
 
@@ -111,6 +116,15 @@ def test_half_points_and_decimals_are_not_dates() -> None:
 
 def test_normalize_folds_case_accents_and_spelling_variants() -> None:
     assert normalize("DÉPARTAGE Tie-Break cross table ½") == "departage tiebreak crosstable ½"
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(st.sampled_from("aZé É\u0301ﬁ İ-tie break cross table ½x9") | st.characters()))
+def test_normalize_takes_a_shortcut_only_where_nfd_changes_nothing(text: str) -> None:
+    """ASCII text skips the decomposition: the same as decomposing it and dropping combining marks."""
+    decomposed = unicodedata.normalize("NFD", text.lower())
+    plain = "".join(char for char in decomposed if not unicodedata.combining(char))
+    assert normalize(text) == types._CROSS_TABLE.sub("crosstable", types._TIE_BREAK.sub("tiebreak", plain))
 
 
 def test_sample_table_read_from_the_pdf() -> None:

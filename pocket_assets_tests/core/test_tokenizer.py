@@ -1,11 +1,19 @@
 import gzip
+import json
 from importlib import resources
 from pathlib import Path
 
 import pytest
+from tokenizers import AddedToken, Tokenizer
+from tokenizers.models import BPE
 
 from pocket_assets.core.errors import TokenizerError
-from pocket_assets.core.tokenizer import load_tokenizer, release_tokenizers, tokenizer_identity
+from pocket_assets.core.tokenizer import (
+    compact_tokenizer_json,
+    load_tokenizer,
+    release_tokenizers,
+    tokenizer_identity,
+)
 
 
 def test_vendored_gemma_tokenizer_counts_without_special_tokens() -> None:
@@ -62,3 +70,36 @@ def test_a_released_tokenizer_is_forgotten_and_loads_again_on_demand() -> None:
     assert load_tokenizer.cache_info().currsize == 0
     again = load_tokenizer("gemma3")
     assert again is not before and again.count("Article 12 : le joueur abandonne la partie.") == counted
+
+
+def test_the_vendored_tokenizer_is_in_its_fastest_form() -> None:
+    data = gzip.decompress(resources.files("pocket_assets.core.data").joinpath("gemma3-tokenizer.json.gz").read_bytes())
+    assert compact_tokenizer_json(data) == data
+    assert b'"merges":["' in data, "merges as strings, not pairs"
+
+
+def _tiny_bpe(vocab: dict[str, int], merges: list[tuple[str, str]]) -> Tokenizer:
+    tokenizer = Tokenizer(BPE(vocab, merges, unk_token="<unk>"))
+    tokenizer.add_special_tokens([AddedToken("<bos>", normalized=False)])
+    return tokenizer
+
+
+def test_the_compact_form_is_the_same_tokenizer() -> None:
+    vocab = {"<unk>": 0, "a": 1, "b": 2, "c": 3, "ab": 4, "abc": 5, "bc": 6}
+    original = _tiny_bpe(vocab, [("a", "b"), ("ab", "c"), ("b", "c")])
+    pretty = json.dumps(json.loads(original.to_str()), indent=2, ensure_ascii=False).encode("utf-8")
+    compact = compact_tokenizer_json(pretty)
+    assert b'"merges":["a b","ab c","b c"]' in compact and b"\n" not in compact and len(compact) < len(pretty)
+    loaded = Tokenizer.from_buffer(compact)
+    assert loaded.to_str() == original.to_str()
+    for text in ("abc", "cab<bos>bc", "aabbcc", ""):
+        assert loaded.encode(text).ids == original.encode(text).ids
+        assert loaded.encode(text).offsets == original.encode(text).offsets
+    assert compact_tokenizer_json(compact) == compact
+
+
+def test_merges_of_tokens_with_a_space_keep_their_pairs() -> None:
+    original = _tiny_bpe({"<unk>": 0, "a": 1, " ": 2, "a ": 3}, [("a", " ")])
+    compact = compact_tokenizer_json(original.to_str().encode("utf-8"))
+    assert b'"merges":[["a"," "]]' in compact
+    assert Tokenizer.from_buffer(compact).encode("a a").ids == original.encode("a a").ids

@@ -7,19 +7,23 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import sqlite3
 import uuid
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from dagster import AssetKey, AssetMaterialization, DagsterEventType, DagsterInstance
 from dagster._core.events import DagsterEvent, DagsterEventBatchMetadata, StepMaterializationData
 from dagster._core.instance.ref import InstanceRef
 from dagster._core.storage.event_log import SqliteEventLogStorage
 from dagster_graphql.test.utils import define_out_of_process_context, execute_dagster_graphql
 
+import pocket_assets.defs.event_store as event_store
 import pocket_assets.defs.instance_lock as instance_lock
 from pocket_assets.cli import main
 from pocket_assets.defs.event_store import RUN_ENGINES_KEPT, HeldSqliteEventLogStorage, build_instance_ref
@@ -245,3 +249,29 @@ def test_a_batch_of_materializations_is_stored_as_one_by_one(tmp_path: Path, mon
     assert batches == [4], "the held storage got them as one batch"
     assert stored["held"]["run"] == [(index + 1, f"fr/{index}.pdf") for index in range(4)]
     assert stored["held"] == stored["plain"]
+
+
+def test_every_database_is_stamped_at_dagsters_head_with_the_migration_scripts_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh instance's three databases and each run's own are stamped (schema checked, then
+    written) from one reading of Dagster's alembic scripts, at the revision Dagster's own reading gives."""
+    reads: list[Config] = []
+    alembics_own = event_store._READ_SCRIPT_DIRECTORY
+
+    def read(config: Config) -> ScriptDirectory:
+        reads.append(config)
+        return alembics_own(config)
+
+    monkeypatch.setattr(event_store, "_SCRIPT_DIRECTORIES", {})
+    monkeypatch.setattr(event_store, "_READ_SCRIPT_DIRECTORY", read)
+    with _held_instance(tmp_path) as instance:
+        for partition in ("fr/a.pdf", "fr/b.pdf"):
+            _store_materialization(instance, str(uuid.uuid4()), partition)
+    assert len(reads) == 1
+    head = alembics_own(reads[0]).get_current_head()
+    databases = sorted(tmp_path.rglob("*.db"))
+    assert len(databases) == 5, "runs, schedules, the event index and two runs' event logs"
+    for database in databases:
+        with closing(sqlite3.connect(database)) as connection:
+            assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [(head,)], database

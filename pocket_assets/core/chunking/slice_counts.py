@@ -38,6 +38,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
+import numpy
+
 from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.records import PageRecord
 from pocket_assets.core.tokenizer import TokenCounter
@@ -116,6 +118,8 @@ def vocabulary_splits_cleanly(counter: TokenCounter) -> bool:
 # Token offsets are held as C ints, not Python ones: a 2,400-page manual has ~1.3 million tokens,
 # ~60 MiB as two lists of int objects, ~10 MiB as two arrays (issue 18: a worker's peak is its largest PDF).
 _OFFSET_TYPE = "i"
+# The same C int, for a page's token edges summed in numpy (a Python int per token cost ~10 % of the step).
+_EDGE_TYPE = numpy.intc
 # Pages whose pieces (or encodings) are made at once: bounds what a long document holds while its
 # offsets are assembled, while keeping tokenizer calls few.
 _CHARS_PER_GROUP = 1 << 18
@@ -233,6 +237,40 @@ def _added_token_starts(counter: TokenCounter) -> re.Pattern[str]:
     return re.compile("[" + "".join(map(re.escape, sorted(firsts))) + "]") if firsts else re.compile(r"(?!)")
 
 
+class PieceCounter:
+    """Exact token counts of arbitrary strings, as sums of their memoized pieces (`PieceTokens`): a `TextCounter`.
+
+    With a tokenizer that does not split cleanly, the tokenizer's own counts. Shared by a step's
+    documents (table summaries' sentences, context headers), common words are tokenized once and a
+    string costs no tokenizer pipeline call (~20 us each, thousands per document).
+    """
+
+    def __init__(self, pieces: PieceTokens) -> None:
+        self.pieces = pieces
+        self.counter = pieces.counter
+        self.name = pieces.counter.name
+        self.exact = splits_cleanly(pieces.counter)
+
+    def count(self, text: str) -> int:
+        return self.count_batch([text])[0]
+
+    def count_batch(self, texts: Iterable[str]) -> list[int]:
+        """Taken `_TEXTS_PER_BATCH` at a time: given a generator, a long document's thousands of
+        embedded strings (and their pieces, or encodings) are never all held at once."""
+        counts: list[int] = []
+        for batch in _batches(texts, _TEXTS_PER_BATCH):
+            counts.extend(self._count_batch(batch))
+        return counts
+
+    def _count_batch(self, texts: list[str]) -> list[int]:
+        if not self.exact:
+            return self.counter.count_batch(texts)
+        pieces = [PIECE.findall(text) for text in texts]
+        self.pieces.learn(itertools.chain.from_iterable(pieces))
+        lookup = self.pieces.counts.__getitem__
+        return [sum(map(lookup, text_pieces)) for text_pieces in pieces]
+
+
 class SliceCounter:
     """Token counts of one document's slices and derived strings, exact, with few tokenizer calls.
 
@@ -246,7 +284,9 @@ class SliceCounter:
         counter = pieces.counter
         self.text = text
         self.counter = counter
-        self.exact = splits_cleanly(counter)
+        self.name = counter.name
+        self.strings = PieceCounter(pieces)
+        self.exact = self.strings.exact
         self.gap_starts: list[int] = []
         self.gap_corrections: list[int] = []  # cumulative
         self.pieces = pieces
@@ -273,26 +313,11 @@ class SliceCounter:
         return [counts[head] + self._between(low, high) + counts[tail] for head, low, high, tail in plans]
 
     def count(self, text: str) -> int:
-        return self.count_batch([text])[0]
+        return self.strings.count(text)
 
     def count_batch(self, texts: Iterable[str]) -> list[int]:
-        """Exact counts of arbitrary strings, as sums of their memoized pieces.
-
-        Taken `_TEXTS_PER_BATCH` at a time: given a generator, a long document's thousands of
-        embedded strings (and their pieces, or encodings) are never all held at once.
-        """
-        counts: list[int] = []
-        for batch in _batches(texts, _TEXTS_PER_BATCH):
-            counts.extend(self._count_batch(batch))
-        return counts
-
-    def _count_batch(self, texts: list[str]) -> list[int]:
-        if not self.exact:
-            return self.counter.count_batch(texts)
-        pieces = [PIECE.findall(text) for text in texts]
-        self.pieces.learn([piece for text_pieces in pieces for piece in text_pieces])
-        lookup = self.pieces.counts.__getitem__
-        return [sum(map(lookup, text_pieces)) for text_pieces in pieces]
+        """Exact counts of arbitrary strings (`PieceCounter`)."""
+        return self.strings.count_batch(texts)
 
     def _first_boundary(self, start: int, end: int) -> int | None:
         """`start` itself when the whole text splits there, else the first boundary inside the slice."""
@@ -341,9 +366,10 @@ class SliceCounter:
                     ends.extend(offsets.ends)
                     continue
                 token_lengths = itertools.chain.from_iterable(map(lengths.__getitem__, pieces))
-                edges = list(itertools.accumulate(token_lengths, initial=page.char_start))
-                starts.extend(edges[:-1])
-                ends.extend(edges[1:])
+                edges = numpy.fromiter(itertools.chain((page.char_start,), token_lengths), _EDGE_TYPE)
+                edges.cumsum(out=edges)
+                starts.frombytes(edges[:-1].tobytes())
+                ends.frombytes(edges[1:].tobytes())
         return TokenOffsets(starts, ends)
 
     def _index_page_gaps(self, pages: Sequence[PageRecord]) -> None:

@@ -34,23 +34,31 @@ same over chunks already in memory.
 
 CPU: the export works on chunk rows (`ChunkRow`, each chunk as `to_dict` gives
 it: the corpus JSON's record), not records: a part read from Parquet is rows
-already, and every file is written from them (issue 18).
+already, and every file is written from them (issue 18). A part's run of the
+export order is a `Piece`: its SDK lines, corpus JSON records and HEPilot lines,
+validated and written to fragment files by `write_piece`, which a `PieceRunner`
+may call in other processes (the build's workers); the fragments are then
+joined in export order, so the files do not depend on which process wrote what.
 
 Crash safety: every chunk is validated while streaming into temp files; only
 when all four are complete are they renamed over the targets, the corpus JSON
 last. The redirect history resolves meanings by (id, text hash), so a re-run
 after a crash between renames finds the same targets whichever of the redirect
 file and the corpus JSON was replaced. `remove_leftover_temps` deletes the temp
-files of an export that was killed; call it while holding the export lock.
+files of an export that was killed (fragments included); call it while holding the
+export lock.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence, TextIO
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence, TextIO
 
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, CONTEXT_SEPARATOR, sdk_line, with_context
@@ -100,6 +108,10 @@ class ExportError(ValueError):
         self.chunk_id = chunk_id
         self.reason = reason
         super().__init__(f"{chunk_id}: {reason}" if chunk_id else reason)
+
+    def __reduce__(self) -> tuple[type[ExportError], tuple[str | None, str]]:
+        """Picklable (a `Piece` written in another process carries its errors back)."""
+        return (ExportError, (self.chunk_id, self.reason))
 
 
 @dataclass(frozen=True)
@@ -216,7 +228,8 @@ def _places(parts: CorpusParts) -> list[_Place]:
 
 
 class _PartReader:
-    """The chunks of one part at a time: reading another part releases the last one."""
+    """The chunks of one part at a time (what the redirects read of a changed group): reading another
+    part releases the last one."""
 
     def __init__(self, parts: CorpusParts) -> None:
         self._load = parts.load
@@ -231,13 +244,6 @@ class _PartReader:
             self._chunks = self._load(self._names[position])
             self._position = position
         return self._chunks
-
-    def chunk(self, place: _Place) -> ChunkRow:
-        chunks = self.part(place.part)
-        if place.row >= len(chunks) or chunks[place.row]["id"] != place.chunk_id:
-            part = self._names[place.part]
-            raise ExportError(place.chunk_id, f"part {part!r} no longer holds this chunk: it changed during the export")
-        return chunks[place.row]
 
     def group(self, group: Group, positions: Sequence[int]) -> list[ChunkRow]:
         """The chunks of one (source, chunk_type) group, from the parts holding its source."""
@@ -281,12 +287,15 @@ def write_corpus_parts(
     schema_dir: Path,
     min_overlap: float = DEFAULT_MIN_OVERLAP,
     notes: Mapping[str, Any] | None = None,
+    runner: PieceRunner | None = None,
 ) -> CorpusExport:
     """`write_corpus_exports` holding one part's chunks at a time (and every chunk's `parts.keys`).
 
     The files and errors are those of `write_corpus_exports` over the parts' chunks, in part
     order: for several faulty chunks, the one named is the first in export order whose SDK
     line is refused, else the first invalid against the chunk schema, else against HEPilot's.
+    `runner` writes the pieces (`in_this_process` by default; another may use other processes):
+    the files are the same whichever writes them.
     """
     places = _places(parts)
     _check_corpus_and_ids(corpus, places)
@@ -295,6 +304,9 @@ def write_corpus_parts(
     paths = export_paths(corpus, out_dir)
     reader = _PartReader(parts)
     history, previous_generated = _history_from(paths, _current_chunks(parts, reader), min_overlap)
+    del reader  # the redirects' parts, released before the pieces are written
+    runs = _runs(places)
+    writer = _PieceWriter(parts.load, tuple(parts.keys), tuple(runs), out_dir, corpus, (chunk_validator, hepilot_validator))
 
     with ExitStack() as stack:
         # Entered first, renamed last: the corpus JSON commits the export (module docstring).
@@ -303,16 +315,21 @@ def write_corpus_parts(
             for name in (MODE_B_FILE, HEPILOT_FILE, SDK_FILE, REDIRECTS_FILE)
         }
         with ExitStack() as handles:
-            files = {
-                name: handles.enter_context(temp.open("w", encoding="utf-8", newline="\n"))
-                for name, temp in temps.items()
+            files = {name: handles.enter_context(temps[name].open("wb")) for name in PIECE_FILES}
+            metadata = {
+                "corpus": corpus,
+                "generated": generated,
+                "total_chunks": len(places),
+                "schema_version": SCHEMA_VERSION,
+                **(notes or {}),
             }
-            chunks = (reader.chunk(place) for place in places)
-            validators = (chunk_validator, hepilot_validator)
-            preview, neutralised = _write_chunk_files(
-                files, corpus, generated, len(places), notes or {}, chunks, validators
-            )
-            _write_redirects(files[REDIRECTS_FILE], corpus, generated, previous_generated, history, min_overlap)
+            # Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\n"`.
+            files[MODE_B_FILE].write(('{\n  "metadata": ' + indented_json(metadata, 2) + ',\n  "chunks": [').encode())
+            pieces = _join_pieces(files, (runner or in_this_process)(writer, [str(n) for n in range(len(runs))]))
+            _raise_first_error(pieces)
+            files[MODE_B_FILE].write(b"\n  ]\n}\n" if places else b"]\n}\n")
+            with temps[REDIRECTS_FILE].open("w", encoding="utf-8", newline="\n") as redirects:
+                _write_redirects(redirects, corpus, generated, previous_generated, history, min_overlap)
 
     counts = {"chunks": len(places), **{chunk_type: 0 for chunk_type in CHUNK_TYPES}}
     for place in places:
@@ -325,10 +342,178 @@ def write_corpus_parts(
         counts=counts,
         sizes={name: path.stat().st_size for name, path in paths.items()},
         redirect_stats=history.stats,
-        preview_lines=preview,
-        neutralised=neutralised,
+        preview_lines=tuple(line for piece in pieces for line in piece.preview)[:PREVIEW_LINES],
+        neutralised=tuple(chunk_id for piece in pieces for chunk_id in piece.neutralised),
         ambiguous_ids=history.ambiguous,
     )
+
+
+# The chunk files a piece writes a fragment of.
+PIECE_FILES: tuple[str, ...] = (SDK_FILE, MODE_B_FILE, HEPILOT_FILE)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One run of the export order held by one part (a PDF's chunks), written: a fragment file per
+    chunk file (`PIECE_FILES`; the corpus JSON's records joined by `,`, without the list's brackets),
+    how many records the corpus JSON fragment holds, the first SDK lines (the preview), the ids whose
+    SDK line was neutralised, and the first error of each kind in the run. `stop` is what the one-pass
+    writer raised as it met it (an SDK line refused, a part that changed): the run ends there;
+    `schema` and `hepilot` are the first chunks invalid against each schema (no record is written
+    after the first schema error, no HEPilot line after the first HEPilot error)."""
+
+    fragments: dict[str, Path]
+    records: int
+    preview: tuple[str, ...]
+    neutralised: tuple[str, ...]
+    stop: ExportError | None = None
+    schema: ExportError | None = None
+    hepilot: ExportError | None = None
+
+
+# Calls `write(name)` for every name and yields `(name, piece)` as each piece is written, in any
+# order, possibly in other processes (forked: `write` holds what the export loaded, and pickles).
+PieceRunner = Callable[[Callable[[str], Piece], Sequence[str]], Iterable[tuple[str, Piece]]]
+
+
+def in_this_process(write: Callable[[str], Piece], names: Sequence[str]) -> Iterator[tuple[str, Piece]]:
+    """The default `PieceRunner`: one piece after the other, here, each part's rows freed before the next."""
+    for name in names:
+        piece = write(name)
+        return_freed_memory()
+        yield name, piece
+
+
+def _runs(places: Sequence[_Place]) -> list[list[_Place]]:
+    """`places` cut where the part changes: a PDF's chunks are one run (its source sorts them together)."""
+    runs: list[list[_Place]] = []
+    for place in places:
+        if runs and runs[-1][-1].part == place.part:
+            runs[-1].append(place)
+        else:
+            runs.append([place])
+    return runs
+
+
+@dataclass(frozen=True)
+class _PieceWriter:
+    """`write_piece` for the runs of one corpus export, by run number (as a string: a `PieceRunner`'s key)."""
+
+    load: Callable[[str], Sequence[ChunkRow]]
+    part_names: tuple[str, ...]
+    runs: tuple[list[_Place], ...]
+    out_dir: Path
+    corpus: str
+    validators: tuple[Validator, Validator]
+
+    def __call__(self, name: str) -> Piece:
+        run = self.runs[int(name)]
+        part = self.part_names[run[0].part]
+        fragments = {file: _fragment_path(self.out_dir, self.corpus, file) for file in PIECE_FILES}
+        try:
+            with ExitStack() as stack:
+                handles = {
+                    file: stack.enter_context(path.open("w", encoding="utf-8", newline="\n"))
+                    for file, path in fragments.items()
+                }
+                return write_piece(handles, fragments, self.load(part), run, part, self.validators)
+        except BaseException:
+            for path in fragments.values():
+                path.unlink(missing_ok=True)
+            raise
+
+
+def _fragment_path(out_dir: Path, corpus: str, file: str) -> Path:
+    """A hidden temp file beside the exports (`remove_leftover_temps` finds it if the export is killed)."""
+    handle, name = tempfile.mkstemp(prefix=f".chunks_{corpus}.{file}.", suffix=".tmp", dir=out_dir)
+    os.close(handle)
+    return Path(name)
+
+
+def write_piece(
+    handles: Mapping[str, TextIO],
+    fragments: dict[str, Path],
+    rows: Sequence[ChunkRow],
+    run: Sequence[_Place],
+    part: str,
+    validators: tuple[Validator, Validator],
+) -> Piece:
+    """A run's SDK lines, corpus JSON records and HEPilot lines to `handles`, each chunk validated."""
+    chunk_validator, hepilot_validator = validators
+    preview: list[str] = []
+    neutralised: list[str] = []
+    schema_error: ExportError | None = None
+    hepilot_error: ExportError | None = None
+    records = 0
+
+    def piece(stop: ExportError | None = None) -> Piece:
+        return Piece(fragments, records, tuple(preview), tuple(neutralised), stop, schema_error, hepilot_error)
+
+    for place in run:
+        if place.row >= len(rows) or rows[place.row]["id"] != place.chunk_id:
+            return piece(ExportError(place.chunk_id, f"part {part!r} no longer holds this chunk: it changed during the export"))
+        chunk = rows[place.row]
+        try:
+            line = _sdk_line(chunk, neutralised)
+        except ExportError as error:
+            return piece(error)
+        if line is not None:
+            if len(preview) < PREVIEW_LINES:
+                preview.append(line)
+            handles[SDK_FILE].write(line + "\n")
+        if schema_error is not None:
+            continue
+        schema_error = _invalid(chunk_validator, chunk, chunk["id"], CHUNK_SCHEMA_FILE)
+        if schema_error is not None:
+            continue
+        handles[MODE_B_FILE].write(("," if records else "") + "\n    " + indented_json(chunk, 4))
+        records += 1
+        if hepilot_error is not None:
+            continue
+        record = hepilot_record(chunk)
+        hepilot_error = _invalid(hepilot_validator, record, chunk["id"], HEPILOT_SCHEMA_FILE)
+        if hepilot_error is not None:
+            continue
+        handles[HEPILOT_FILE].write(json.dumps(record, ensure_ascii=False) + "\n")
+    return piece()
+
+
+def _join_pieces(files: Mapping[str, BinaryIO], written: Iterable[tuple[str, Piece]]) -> list[Piece]:
+    """Append each piece's fragments to the files in run order as soon as the runs before it are in
+    (pieces come in any order), deleting each fragment once copied; returns the pieces in run order."""
+    waiting: dict[int, Piece] = {}
+    joined: list[Piece] = []
+    records = 0
+    try:
+        for name, piece in written:
+            waiting[int(name)] = piece
+            while len(joined) in waiting:
+                piece = waiting.pop(len(joined))
+                for file in PIECE_FILES:
+                    with piece.fragments[file].open("rb") as fragment:
+                        if file == MODE_B_FILE and records and piece.records:
+                            files[file].write(b",")
+                        shutil.copyfileobj(fragment, files[file], _COPY_BYTES)
+                    piece.fragments[file].unlink()
+                records += piece.records
+                joined.append(piece)
+    finally:
+        for piece in waiting.values():
+            for path in piece.fragments.values():
+                path.unlink(missing_ok=True)
+    return joined
+
+
+_COPY_BYTES = 1 << 20
+
+
+def _raise_first_error(pieces: Sequence[Piece]) -> None:
+    """The error the one-pass writer raised: the first SDK line refused (or part changed) in export
+    order, else the first chunk invalid against the chunk schema, else against HEPilot's."""
+    for kind in ("stop", "schema", "hepilot"):
+        error = next((getattr(piece, kind) for piece in pieces if getattr(piece, kind) is not None), None)
+        if error is not None:
+            raise error
 
 
 def remove_leftover_temps(out_dir: Path) -> list[Path]:
@@ -487,62 +672,6 @@ def _validate(validator: Validator, document: dict[str, Any], chunk_id: str, sch
     if error is not None:
         where = instance_location(error) or "(record)"
         raise ExportError(chunk_id, f"invalid against {schema_name} at {where}: {error.message}")
-
-
-def _write_chunk_files(
-    files: Mapping[str, TextIO],
-    corpus: str,
-    generated: str,
-    total: int,
-    notes: Mapping[str, Any],
-    chunks: Iterator[ChunkRow],
-    validators: tuple[Validator, Validator],
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The SDK file, the corpus JSON and the HEPilot JSONL in one pass over `chunks` (export order).
-
-    Returns the first SDK lines (for the UI preview) and the ids whose line was neutralised.
-    The error raised is the one writing the three files one after the other would raise: the
-    first SDK line refused, else the first chunk invalid against the chunk schema, else the
-    first invalid against HEPilot's; after a schema error the pass only looks for an SDK error.
-    """
-    chunk_validator, hepilot_validator = validators
-    preview: list[str] = []
-    neutralised: list[str] = []
-    schema_error: ExportError | None = None
-    hepilot_error: ExportError | None = None
-    metadata = {
-        "corpus": corpus,
-        "generated": generated,
-        "total_chunks": total,
-        "schema_version": SCHEMA_VERSION,
-        **notes,
-    }
-    # Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\n"`.
-    files[MODE_B_FILE].write('{\n  "metadata": ' + indented_json(metadata, 2) + ',\n  "chunks": [')
-    for position, chunk in enumerate(chunks):
-        line = _sdk_line(chunk, neutralised)
-        if line is not None:
-            if len(preview) < PREVIEW_LINES:
-                preview.append(line)
-            files[SDK_FILE].write(line + "\n")
-        if schema_error is not None:
-            continue
-        schema_error = _invalid(chunk_validator, chunk, chunk["id"], CHUNK_SCHEMA_FILE)
-        if schema_error is not None:
-            continue
-        files[MODE_B_FILE].write(("," if position else "") + "\n    " + indented_json(chunk, 4))
-        if hepilot_error is not None:
-            continue
-        record = hepilot_record(chunk)
-        hepilot_error = _invalid(hepilot_validator, record, chunk["id"], HEPILOT_SCHEMA_FILE)
-        if hepilot_error is not None:
-            continue
-        files[HEPILOT_FILE].write(json.dumps(record, ensure_ascii=False) + "\n")
-    error = schema_error or hepilot_error
-    if error is not None:
-        raise error
-    files[MODE_B_FILE].write("\n  ]\n}\n" if total else "]\n}\n")
-    return tuple(preview), tuple(neutralised)
 
 
 def _sdk_line(chunk: ChunkRow, neutralised: list[str]) -> str | None:

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Mapping, Sequence
 
 from pocket_assets.core.memory import return_freed_memory
+from pocket_assets.core.quality.deferred_imports import defer_imports
 from pocket_assets.core.quality.validation import Columns, GateReport, GateResult
 
 _READY = "ready"
@@ -211,6 +212,7 @@ def _main() -> None:
     # The answers go to the pipe the parent reads; anything printed (GE, warnings) goes to stderr instead.
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    defer_imports()  # what GE imports and the suites never use (~1 s of CPU): run only if used
     serve(Path(sys.argv[1]), sys.stdin.buffer, answers)
     # Every answer is flushed and the process writes no file: tearing down an interpreter holding GE,
     # pandas and scipy (~0.5 s) would only make the build that waits for it (`close`) finish later.

@@ -37,7 +37,6 @@ from typing import Iterable, Protocol, Sequence
 
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import ContextHeaders
-from pocket_assets.core.document import canonical_text
 from pocket_assets.core.chunking.embed_text import fold_whitespace, text_to_embed
 from pocket_assets.core.chunking.segments import plan_segments
 from pocket_assets.core.policy import ChunkPolicy
@@ -54,7 +53,7 @@ from pocket_assets.core.records import (
 from pocket_assets.core.tables.cache import SummaryCache, summary_cache_key
 from pocket_assets.core.tables.readable import readable_cells
 from pocket_assets.core.tables.types import classify_table
-from pocket_assets.core.tokenizer import TokenCounter
+from pocket_assets.core.tokenizer import TextCounter
 
 LANGUAGES = ("fr", "en")
 EXTRACTIVE_VERSION = "extractive-v1"  # bump when the sentence template changes: it is part of the cache key
@@ -183,7 +182,7 @@ class ExtractiveSummarizer:
     table still names some of its rows and a long one some of its columns.
     """
 
-    counter: TokenCounter
+    counter: TextCounter  # a step's `PieceCounter`: a sentence tried costs no tokenizer call
     target_tokens: int = 50
     kind: str = field(default="extractive", init=False)
 
@@ -432,12 +431,17 @@ def document_language(corpus: str, text: str) -> str:
     return other if hits[other] >= 10 and hits[other] >= 2 * hits[default] else default
 
 
+def has_table_blocks(pages: Iterable[PageRecord]) -> bool:
+    """Whether any page holds a table block: without one, `summarize_tables` reads nothing of the chunks."""
+    return any(block.kind == "table" for page in pages for block in page.blocks)
+
+
 def summarize_tables(
     identity: PdfIdentity,
     pages: Sequence[PageRecord],
     parents: Sequence[PlacedChunk],
     policy: ChunkPolicy,
-    counter: TokenCounter,
+    counter: TextCounter,
     summarizer: Summarizer,
     cache: SummaryCache | None = None,
     *,
@@ -499,7 +503,8 @@ def summarize_tables(
 
     document_id = ids.document_uuid(identity.partition_key)
     doc_uid = ids.doc_uid(identity.partition_key)
-    revision = ids.revision8(canonical_text(pages)) if tables else ""  # hash the text only when needed
+    # The revision the holding parents were made with (the same text's hash): not the whole text hashed again.
+    revision = ids.canonical_revision(holders[0].canonical_id) if holders else ""
     token_counts = counter.count_batch(texts)
     embedded_counts = counter.count_batch(
         [
@@ -646,7 +651,7 @@ def cells_from_markdown(markdown: str) -> TableCells:
     return TableCells(header=rows[0], rows=tuple(rows[1:]))
 
 
-def _fit_cap(context: TableContext, header: str, text: str, policy: ChunkPolicy, counter: TokenCounter) -> str:
+def _fit_cap(context: TableContext, header: str, text: str, policy: ChunkPolicy, counter: TextCounter) -> str:
     """The longest word prefix (plus `…`) whose embedded string, behind `header`, fits `max_tokens`."""
 
     def fits(candidate: str) -> bool:

@@ -12,7 +12,7 @@ from typing import Any, Iterator, Sequence
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
 from pocket_assets.core.chunking.chunker import chunk_document
-from pocket_assets.core.chunking.slice_counts import PieceTokens
+from pocket_assets.core.chunking.slice_counts import PieceCounter, PieceTokens
 from pocket_assets.core.records import (
     CHUNK_PLACE_FIELDS,
     ChunkRecord,
@@ -24,7 +24,7 @@ from pocket_assets.core.records import (
     to_dict,
 )
 from pocket_assets.core.tables.cache import SummaryCache
-from pocket_assets.core.tables.summaries import summarize_tables
+from pocket_assets.core.tables.summaries import has_table_blocks, summarize_tables
 from pocket_assets.defs.assets.quality import prestart_if_validating
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_asset, pdf_multi_asset
@@ -126,7 +126,8 @@ def table_summaries(
 ) -> Iterator[MaterializeResult]:
     store = paths.store()
     policy = chunk_policy.policy(tokenizer)
-    counter = tokenizer.counter()
+    # One step's PDFs share it: summaries' sentences and headers are counted from memoized pieces.
+    counter = PieceCounter(PieceTokens(tokenizer.counter()))
     table_summarizer = summarizer.summarizer(counter, policy.summary_tokens)
     # The cache saves LLM calls. An extractive summary costs less to make again than the cache costs to
     # ask and fill (a SQLite commit, a disk sync, per PDF with tables): it has none.
@@ -135,10 +136,12 @@ def table_summaries(
 
     def build(key: str) -> StageOutput:
         identity, page_records = _load_document(store, key)
-        # Only where the chunks are, not their texts (`ChunkPlace`). Summaries ship with children (a PDF
-        # whose children failed is skipped) and number their canonical-id blocks after theirs.
-        stored_parents = [chunk_place_from_dict(row) for row in store.read(PARENTS, key, CHUNK_PLACE_FIELDS)]
-        stored_children = [chunk_place_from_dict(row) for row in store.read(CHILDREN, key, CHUNK_PLACE_FIELDS)]
+        # Only where the chunks are, not their texts (`ChunkPlace`), and only for a PDF with tables. Summaries
+        # ship with children (a PDF whose children failed is skipped) and number their canonical-id blocks after theirs.
+        stored_parents, stored_children = [], []
+        if has_table_blocks(page_records):
+            stored_parents = [chunk_place_from_dict(row) for row in store.read(PARENTS, key, CHUNK_PLACE_FIELDS)]
+            stored_children = [chunk_place_from_dict(row) for row in store.read(CHILDREN, key, CHUNK_PLACE_FIELDS)]
         batch = summarize_tables(
             identity, page_records, stored_parents, policy, counter, table_summarizer, cache, children=stored_children
         )

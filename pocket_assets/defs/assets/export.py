@@ -8,12 +8,15 @@ refuses the whole export instead while any PDF is in one of those lists.
 Memory: the step holds a few columns of every chunk (ids, hashes, sort keys:
 `KEY_COLUMNS` and the corpus suite's) and reads each PDF's validated chunks
 again while its corpus files are written, one PDF at a time.
+
+CPU: each PDF's piece of the corpus files (its SDK lines, corpus JSON records and
+HEPilot lines, validated) is written in the step's worker processes (`pdf_workers`,
+one per core), and this process joins the pieces in export order as they come:
+the files are the bytes one process writes (issue 18: the step kept one core idle).
 """
 
-import gc
-from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from dagster import (
     AssetCheckResult,
@@ -31,12 +34,16 @@ from pocket_assets.core.export.corpus_files import (
     CorpusExport,
     CorpusParts,
     ExportError,
+    Piece,
+    PieceRunner,
     remove_leftover_temps,
     write_corpus_parts,
 )
+from pocket_assets.core.cyclic_gc import loaded_objects_frozen
 from pocket_assets.core.pdf import corpus_of
 from pocket_assets.core.quality.validation import corpus_frame_columns
 from pocket_assets.defs.partitions import OWNERS
+from pocket_assets.defs.pdf_workers import WorkersResource, build_in_workers
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
 from pocket_assets.runstate.export_lock import export_lock
 from pocket_assets.runstate.export_selection import (
@@ -73,7 +80,9 @@ Columns = dict[str, list[Any]]  # column -> values, in the PDF's validated file'
     "latest chunks failed ships its last good ones (listed as stale) or is left out (listed); strict export "
     "(POCKET_ASSETS_EXPORT_STRICT) refuses instead. A PDF removed from the folder disappears.",
 )
-def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: GatesResource) -> MaterializeResult:
+def android_export(
+    context: AssetExecutionContext, paths: CorpusPaths, gates: GatesResource, workers: WorkersResource
+) -> MaterializeResult:
     store = paths.store()
     scan = paths.scan()
     selection = select_for_export(store, scan.keys)
@@ -101,11 +110,11 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
     generated = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     metadata: dict[str, Any] = {}
     warnings: dict[str, list[str]] = {key: [] for key in scan.keys}
-    with export_lock(paths.output_path), _run_objects_out_of_gc():
+    with export_lock(paths.output_path), loaded_objects_frozen():
         leftovers = remove_leftover_temps(paths.output_path)
         for corpus in paths.corpus_names:
             keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]
-            export = _write_corpus(paths, corpus, keys, generated, columns_by_key, stale, left_out)
+            export = _write_corpus(paths, corpus, keys, generated, columns_by_key, stale, left_out, workers.count())
             _note_neutralised(export.neutralised, columns_by_key, warnings)
             metadata.update(_corpus_metadata(export))
     _record(store, run_id, _export_states(scan.keys, stale, left_out, warnings))
@@ -147,18 +156,6 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
     )
 
 
-@contextmanager
-def _run_objects_out_of_gc() -> Iterator[None]:
-    """The objects alive before the files are written (Dagster's, the columns held: millions) kept out
-    of the cyclic GC's full collections until they are: the export's rows would trigger one (~0.2 s of
-    the step on the scale corpus) that finds nothing among them. They rejoin it afterwards."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def _write_corpus(
     paths: CorpusPaths,
     corpus: str,
@@ -167,8 +164,9 @@ def _write_corpus(
     columns_by_key: dict[str, Columns],
     stale: dict[str, str],
     left_out: dict[str, str],
+    workers: int,
 ) -> CorpusExport:
-    """Write one corpus, one PDF's chunks at a time; a chunk the export refuses (e.g. invalid against
+    """Write one corpus, one PDF's chunks at a time (in `workers` processes); a chunk the export refuses (e.g. invalid against
     the HEPilot schema, which is not a per-PDF gate) leaves its PDF out, named, and the corpus is
     written again without it.
 
@@ -183,7 +181,15 @@ def _write_corpus(
         )
         notes = _corpus_notes(keys, columns_by_key, stale, left_out)
         try:
-            return write_corpus_parts(corpus, parts, paths.output_path, generated, paths.expectations_path, notes=notes)
+            return write_corpus_parts(
+                corpus,
+                parts,
+                paths.output_path,
+                generated,
+                paths.expectations_path,
+                notes=notes,
+                runner=pieces_in_workers(workers),
+            )
         except ExportError as error:
             culprit = next((k for k in parts.keys if error.chunk_id in parts.keys[k]["id"]), None)
             if culprit is None or paths.export_strict:
@@ -191,6 +197,17 @@ def _write_corpus(
             left_out[culprit] = f"left out, its chunk cannot be exported: {error}; fix the PDF or report it"
             stale.pop(culprit, None)
             del columns_by_key[culprit]
+
+
+def pieces_in_workers(workers: int) -> PieceRunner:
+    """The export's pieces written in `workers` forked processes (the PDFs' `build_in_workers`), handed
+    back as each is written; one worker (or one piece) writes them in this process."""
+
+    def run(write: Callable[[str], Piece], names: Sequence[str]) -> Iterator[tuple[str, Piece]]:
+        for name, built in build_in_workers(write, names, workers):
+            yield name, built(name)
+
+    return run
 
 
 def _colliding_pdfs(columns_by_key: dict[str, Columns]) -> tuple[tuple[str, str], ...]:
@@ -270,12 +287,12 @@ def _export_states(
 
 def _record(store: PartitionStore, run_id: str, states: dict[str, ExportState]) -> None:
     """One `android_export` manifest per PDF: how it went into this export (the build command reads them)."""
-    for key, (status, reason, warnings) in states.items():
-        store.write_manifest(
-            PartitionManifest(
-                asset=EXPORT.name, partition_key=key, status=status, reason=reason, run_id=run_id, extra={"warnings": warnings}
-            )
+    store.write_manifests(
+        PartitionManifest(
+            asset=EXPORT.name, partition_key=key, status=status, reason=reason, run_id=run_id, extra={"warnings": warnings}
         )
+        for key, (status, reason, warnings) in states.items()
+    )
 
 
 def _corpus_metadata(export: CorpusExport) -> dict[str, Any]:
