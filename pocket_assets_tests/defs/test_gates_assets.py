@@ -105,7 +105,8 @@ def test_a_pdf_whose_upstream_failed_is_not_counted_as_judged(instance: DagsterI
 def test_batches_judged_while_the_next_is_made_give_the_verdicts_of_one_batch(
     instance: DagsterInstance, built: CorpusPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One PDF a batch: the second batch is sent before the first one's verdicts are read (`CompletedInBatches`);
+    """One PDF a batch: the second batch is sent before the first one's verdicts are read (`CompletedInBatches`),
+    and each PDF, longer than a batch, is held as its verdict only and its chunks read again when written;
     the checks, manifests and files are those of both PDFs in one batch, the broken PDF failing alone."""
     store = built.store()
     _break_children(built, "fr/reglement.pdf", lambda c: dataclasses.replace(c, tokens=900))

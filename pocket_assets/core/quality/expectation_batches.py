@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pocket_assets.core.quality.expectation_slices import SLICE_ROWS, condition_columns, expectations_over_slices
 from pocket_assets.core.quality.validation import (
     EXPECTATIONS_GATE,
     FRAME_COLUMNS,
@@ -33,8 +34,10 @@ from pocket_assets.core.quality.validation import (
     expectation_detail,
     expectations_on_columns,
     frame,
-    frame_columns_from_files,
+    frame_table_from_files,
+    suite_parameters,
     suite_results,
+    table_columns,
 )
 
 if TYPE_CHECKING:
@@ -62,7 +65,7 @@ def expectations_for_batch(
     if len(keys) < 2 or not batchable(gates.partition_suite):
         return {key: expectations_on_columns(gates, columns_by_key[key], parent_tokens, max_tokens) for key in keys}
     table, parent_ids = _stacked(columns_by_key)
-    parameters = {"parent_ids": parent_ids, "parent_tokens": parent_tokens, "max_tokens": max_tokens}
+    parameters = suite_parameters(parent_ids, parent_tokens, max_tokens)
     result_format = {"result_format": "COMPLETE", "unexpected_index_column_names": [PDF_COLUMN]}
     results = suite_results(gates, gates.partition_suite, table, parameters, result_format)
     failing = _failing_places(results, len(keys))
@@ -76,12 +79,22 @@ def expectations_for_batch(
 
 
 def expectations_for_files(
-    gates: Gates, files_by_key: Mapping[str, Sequence[Path]], parent_tokens: int, max_tokens: int
+    gates: Gates,
+    files_by_key: Mapping[str, Sequence[Path]],
+    parent_tokens: int,
+    max_tokens: int,
+    slice_rows: int = SLICE_ROWS,
 ) -> dict[str, tuple[GateResult, ...]]:
     """`expectations_for_batch` over each PDF's stage files (its chunks, in order), read here: what the
-    build sends to the expectations process is then a few paths, not the PDFs' columns."""
-    columns_by_key = {key: frame_columns_from_files(paths) for key, paths in files_by_key.items()}
-    return expectations_for_batch(gates, columns_by_key, parent_tokens, max_tokens)
+    build sends to the expectations process is then a few paths, not the PDFs' columns. A PDF longer than
+    `slice_rows` is judged alone, in row slices (`expectations_over_slices`); the others' columns are made
+    Python lists (what the batch stacks) only after it: the process holds a long PDF as Arrow only."""
+    tables = {key: frame_table_from_files(paths) for key, paths in files_by_key.items()}
+    long = [key for key, table in tables.items() if table.num_rows > slice_rows]
+    results = {key: expectations_over_slices(gates, tables.pop(key), parent_tokens, max_tokens, slice_rows) for key in long}
+    short = {key: table_columns(tables.pop(key)) for key in list(tables)}
+    results.update(expectations_for_batch(gates, short, parent_tokens, max_tokens))
+    return {key: results[key] for key in files_by_key}
 
 
 def batchable(suite: ExpectationSuite) -> bool:
@@ -93,29 +106,10 @@ def batchable(suite: ExpectationSuite) -> bool:
             return False
         if expectation.column in QUALIFIED_COLUMNS and expectation.expectation_type not in _QUALIFIED_SAFE:
             return False
-        condition_columns = _condition_columns(expectation.row_condition)
-        if condition_columns is None or condition_columns & QUALIFIED_COLUMNS:
+        read = condition_columns(expectation.row_condition)
+        if read is None or read & QUALIFIED_COLUMNS:
             return False
     return True
-
-
-def _condition_columns(condition: Any) -> set[str] | None:
-    """The columns a structured row condition reads; None for one this module cannot read."""
-    from great_expectations.expectations.row_conditions import (
-        AndCondition,
-        ComparisonCondition,
-        NullityCondition,
-        OrCondition,
-    )
-
-    if condition is None:
-        return set()
-    if isinstance(condition, (ComparisonCondition, NullityCondition)):
-        return {condition.column.name}
-    if isinstance(condition, (AndCondition, OrCondition)):
-        parts = [_condition_columns(part) for part in condition.conditions]
-        return None if None in parts else set().union(*parts)
-    return None
 
 
 def _stacked(columns_by_key: Mapping[str, Columns]) -> tuple[Any, list[str]]:

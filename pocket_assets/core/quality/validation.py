@@ -35,6 +35,7 @@ from pocket_assets.core.records import ChunkRecord, PageRecord, record_columns, 
 
 if TYPE_CHECKING:
     import pandas
+    import pyarrow
     from great_expectations.core import ExpectationSuite
     from great_expectations.core.batch_definition import BatchDefinition
     from great_expectations.data_context import AbstractDataContext
@@ -73,10 +74,11 @@ FRAME_COLUMNS: tuple[str, ...] = (
     "embedded_tokens",
     "parent_id",
 )
-_IDENTITY_COLUMNS = ["id", "page"]
+# What names an offending row in a result (`GateResult.offending`).
+IDENTITY_COLUMNS = ["id", "page"]
 _RESULT_FORMAT = {
     "result_format": "SUMMARY",
-    "unexpected_index_column_names": _IDENTITY_COLUMNS,
+    "unexpected_index_column_names": IDENTITY_COLUMNS,
     "partial_unexpected_count": OFFENDING_LIMIT,
 }
 
@@ -253,6 +255,11 @@ def frame_columns(chunks: Sequence[ChunkRecord], names: Sequence[str] = FRAME_CO
 def frame_columns_from_files(paths: Sequence[Path], names: Sequence[str] = FRAME_COLUMNS) -> dict[str, list[Any]]:
     """`frame_columns` of the chunks stored in these Parquet files (a PDF's stage files, in order), the same
     values: read by the process that judges them, so the build's process never holds them."""
+    return table_columns(frame_table_from_files(paths, names))
+
+
+def frame_table_from_files(paths: Sequence[Path], names: Sequence[str] = FRAME_COLUMNS) -> pyarrow.Table:
+    """`frame_columns_from_files` as one Arrow table: a long PDF's texts stay in Arrow's buffers, not Python strings."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -260,8 +267,12 @@ def frame_columns_from_files(paths: Sequence[Path], names: Sequence[str] = FRAME
     for path in paths:
         with pq.ParquetFile(path) as parquet:
             tables.append(parquet.read(columns=list(names), use_threads=False))
-    table = pa.concat_tables(tables)
-    return {name: table.column(name).to_pylist() for name in names}
+    return pa.concat_tables(tables)
+
+
+def table_columns(table: pyarrow.Table) -> dict[str, list[Any]]:
+    """The table's columns as Python lists, what `frame` takes."""
+    return {name: table.column(name).to_pylist() for name in table.column_names}
 
 
 def corpus_frame_columns(expectations_dir: Path) -> tuple[str, ...]:
@@ -280,18 +291,24 @@ def corpus_frame_columns(expectations_dir: Path) -> tuple[str, ...]:
     unknown = sorted(named - set(FRAME_COLUMNS))
     if unknown:
         raise ValueError(f"{expectations_dir / CORPUS_SUITE_FILE}: columns {unknown} are not chunk frame columns {FRAME_COLUMNS}")
-    wanted = named | set(_IDENTITY_COLUMNS)
+    wanted = named | set(IDENTITY_COLUMNS)
     return tuple(name for name in FRAME_COLUMNS if name in wanted)
 
 
 def expectations_on_columns(gates: Gates, columns: Columns, parent_tokens: int, max_tokens: int) -> tuple[GateResult, ...]:
     """The partition suite over one PDF's `frame_columns`."""
-    parameters = {
-        "parent_ids": sorted({id_ for id_, kind in zip(columns["id"], columns["chunk_type"]) if kind == "parent"}),
-        "parent_tokens": parent_tokens,
-        "max_tokens": max_tokens,
-    }
+    parameters = suite_parameters(parent_ids(columns["id"], columns["chunk_type"]), parent_tokens, max_tokens)
     return run_suite(gates, gates.partition_suite, EXPECTATIONS_GATE, frame(columns), parameters)
+
+
+def parent_ids(ids: Iterable[str], chunk_types: Iterable[str]) -> list[str]:
+    """The ids of a PDF's parents, sorted: the partition suite's `parent_ids`."""
+    return sorted({id_ for id_, kind in zip(ids, chunk_types) if kind == "parent"})
+
+
+def suite_parameters(parents: list[str], parent_tokens: int, max_tokens: int) -> dict[str, Any]:
+    """The partition suite's `$PARAMETER`s (`SUITE_PARAMETERS`)."""
+    return {"parent_ids": parents, "parent_tokens": parent_tokens, "max_tokens": max_tokens}
 
 
 def frame(columns: Columns) -> pandas.DataFrame:

@@ -25,6 +25,7 @@ from dagster import (
     MetadataValue,
 )
 
+from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.quality.gate_findings import (
     GateFinding,
     findings_from_json,
@@ -63,7 +64,10 @@ from pocket_assets.runstate.storage import STATUS_FAILED, PartitionStore, stage_
 class Judged(NamedTuple):
     """What the step keeps of a PDF between its judging and its verdict: small beside its records."""
 
-    chunks: pa.Table  # its parents, children and table summaries, as the stage files hold them
+    rows: int  # its chunks
+    # Its parents, children and table summaries as the stage files hold them (what it writes if it passes);
+    # None for a PDF longer than a batch, read again if it passes: not held while GE judges it.
+    chunks: pa.Table | None
     report: GateReport
     metadata: dict[str, Any]  # `chunk_metadata`
 
@@ -124,12 +128,15 @@ def validated_chunks(
     keys = sorted(context.partition_keys)
 
     def judge(key: str) -> Judged:
-        tables = [store.read_table(stage, key) for stage in CHUNK_STAGES]
-        rows = [row for table in tables for row in table.to_pylist()]
+        table = _chunks_table(store, key)
+        rows = table.to_pylist()
         chunks = [chunk_from_dict(row) for row in rows]
         page_records = [page_from_dict(row) for row in store.read(PAGES, key)]
         report = check_without_expectations(chunk_schema, key, chunks, page_records, policy, records=rows)
-        return Judged(pa.concat_tables(tables), report, chunk_metadata(chunks, page_records))
+        judged = Judged(len(rows), table if len(rows) <= SUITE_BATCH_CHUNKS else None, report, chunk_metadata(chunks, page_records))
+        del table, rows, chunks, page_records
+        return_freed_memory()  # a long PDF's records: given back before GE's frames of it grow beside this process
+        return judged
 
     def with_suite(judged: Mapping[str, Judged]) -> Callable[[], dict[str, Judged]]:
         # The process is asked for when there is something to judge: a run whose PDFs were all skipped never starts it.
@@ -147,8 +154,9 @@ def validated_chunks(
     # the Great Expectations process, at the build's memory peak (~110 MiB more on 187 PDFs, issue 18).
     # The suite runs in the Great Expectations process, once per batch, on the stage files it reads itself,
     # while this process judges the next batch; what this process keeps of a judged PDF is its chunks as
-    # Arrow (what it writes if the PDF passes), its report and its metadata, not its records.
-    verdicts = CompletedInBatches(judge, keys, with_suite, lambda judged: judged.chunks.num_rows, SUITE_BATCH_CHUNKS)
+    # Arrow (what it writes if the PDF passes; a PDF longer than a batch, read again then), its report and
+    # its metadata, not its records.
+    verdicts = CompletedInBatches(judge, keys, with_suite, lambda judged: judged.rows, SUITE_BATCH_CHUNKS)
 
     def build(key: str) -> StageOutput:
         judged = verdicts(key)
@@ -166,7 +174,7 @@ def validated_chunks(
             metadata["gate_failures"] = MetadataValue.md(findings_markdown([(key, f) for f in findings]))
             raise GateFailed(_failure_sentence(key, findings), metadata, extra)
         return StageOutput(
-            rows=judged.chunks,
+            rows=judged.chunks if judged.chunks is not None else _chunks_table(store, key),
             source_sha256=store.source_sha256(key),
             metadata={**judged.metadata, **metadata},
             extra=extra,
@@ -190,6 +198,11 @@ def prestart_if_validating(context: AssetExecutionContext, expectations_dir: Pat
     plan = context.op_execution_context.get_step_execution_context().execution_plan
     if VALIDATED_CHUNKS.name in plan.step_keys_to_execute:
         prestart(expectations_dir)
+
+
+def _chunks_table(store: PartitionStore, key: str) -> pa.Table:
+    """A PDF's parents, children and table summaries, as their stage files hold them."""
+    return pa.concat_tables([store.read_table(stage, key) for stage in CHUNK_STAGES])
 
 
 def _findings(store: PartitionStore, report: GateReport) -> list[GateFinding]:
