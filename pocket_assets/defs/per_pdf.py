@@ -143,58 +143,48 @@ def run_per_pdf_stages(
     the cyclic collector's full collections while the step runs (`loaded_objects_frozen`): they walked
     it all, several times a step, and found nothing of it to free."""
     with loaded_objects_frozen():
-        yield from _run_stages(context, store, stages, build, versions, checks, workers, after_building)
-
-
-def _run_stages(
-    context: AssetExecutionContext,
-    store: PartitionStore,
-    stages: Sequence[Stage],
-    build: Callable[[str], Mapping[Stage, StageOutput]],
-    versions: Mapping[Stage, str | None],
-    checks: Checks | None,
-    workers: int,
-    after_building: Callable[[], None] | None,
-) -> Iterator[MaterializeResult]:
-    keys = sorted(context.partition_keys)
-    outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
-    progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)
-    stored = _stored(build, store, stages, versions, context.run.run_id)
-    started = longest_first(store, keys) if workers > 1 else keys
-    materialized: list[AssetKey] = []
-    try:
+        keys = sorted(context.partition_keys)
+        outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
+        progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)
+        stored = _stored(build, store, stages, versions, context.run.run_id)
+        started = longest_first(store, keys) if workers > 1 else keys
+        materialized: list[AssetKey] = []
         try:
-            for index, (key, built) in enumerate(build_in_workers(stored, started, workers), start=1):
-                for stage, outcome in _build_one(context, store, stages, key, built, versions, progress, index).items():
-                    outcomes[stage].append(outcome)
-                return_freed_memory()  # this PDF's rows are gone: the next, smaller one need not inherit their pages
-        finally:
-            progress.flush()  # also when the step fails: the PDFs it did build are in the log
-        if after_building is not None and any(outcome.ok for outcome in outcomes[stages[-1]]):
-            after_building()
+            try:
+                for index, (key, built) in enumerate(build_in_workers(stored, started, workers), start=1):
+                    built_stages = _build_one(context, store, stages, key, built, versions, progress, index)
+                    for stage, outcome in built_stages.items():
+                        outcomes[stage].append(outcome)
+                    # this PDF's rows are gone: the next, smaller one need not inherit their pages
+                    return_freed_memory()
+            finally:
+                progress.flush()  # also when the step fails: the PDFs it did build are in the log
+            if after_building is not None and any(outcome.ok for outcome in outcomes[stages[-1]]):
+                after_building()
+            for stage in stages:
+                # the run's events in key order, as a serial run gives them
+                outcomes[stage].sort(key=lambda outcome: outcome.partition_key)
+                add_partition_metadata(context, stage, outcomes[stage])
+                context.log.info(run_totals(stage.name, outcomes[stage]))
+                check_results = list(checks(outcomes[stage])) if checks is not None else []
+                yield MaterializeResult(asset_key=stage.name, check_results=check_results)
+                materialized.append(AssetKey(stage.name))
+        except Exception:
+            made_here = [AssetKey(stage.name) for stage in stages]
+            mark_crashed(context, made_here, materialized, keys)  # shown failed, PDF by PDF, once the run fails
+            raise
+        failed = [outcome for outcome in outcomes[stages[-1]] if not outcome.ok]
+        if not failed:
+            return
         for stage in stages:
-            outcomes[stage].sort(key=lambda outcome: outcome.partition_key)  # the run's events in key order, as serial
-            add_partition_metadata(context, stage, outcomes[stage])
-            context.log.info(run_totals(stage.name, outcomes[stage]))
-            check_results = list(checks(outcomes[stage])) if checks is not None else []
-            yield MaterializeResult(asset_key=stage.name, check_results=check_results)
-            materialized.append(AssetKey(stage.name))
-    except Exception:
-        made_here = [AssetKey(stage.name) for stage in stages]
-        mark_crashed(context, made_here, materialized, keys)  # shown failed, PDF by PDF, once the run fails
-        raise
-    failed = [outcome for outcome in outcomes[stages[-1]] if not outcome.ok]
-    if not failed:
-        return
-    for stage in stages:
-        failed_here = [outcome.partition_key for outcome in outcomes[stage] if not outcome.ok]
-        mark_failed(context, AssetKey(stage.name), failed_here, "failed in this run")
-    if not _failure_reported_later(context, stages):
-        raise Failure(
-            description=f"{len(failed)} of {len(keys)} PDF(s) failed {stages[-1]}: "
-            + " / ".join(f"{outcome.partition_key}: {outcome.reason}" for outcome in failed),
-            metadata={"failed_partitions": MetadataValue.md(failure_table(failed))},
-        )
+            failed_here = [outcome.partition_key for outcome in outcomes[stage] if not outcome.ok]
+            mark_failed(context, AssetKey(stage.name), failed_here, "failed in this run")
+        if not _failure_reported_later(context, stages):
+            raise Failure(
+                description=f"{len(failed)} of {len(keys)} PDF(s) failed {stages[-1]}: "
+                + " / ".join(f"{outcome.partition_key}: {outcome.reason}" for outcome in failed),
+                metadata={"failed_partitions": MetadataValue.md(failure_table(failed))},
+            )
 
 
 def longest_first(store: PartitionStore, keys: Sequence[str]) -> list[str]:
