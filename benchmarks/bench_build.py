@@ -8,7 +8,7 @@ One command prints one Markdown table (progress on stderr), every figure from th
   wild PDFs under `intl/wild/`: 187 PDFs, 1,026 pages); marginal cost per page = (big build - one-PDF
   build) / (pages - 4), in CPU and in wall seconds;
 - floor: in one process, PyMuPDF's plain `page.get_text()` of every page of the same corpus plus one
-  `encode_batch` pass of the Gemma 3 tokenizer over the text (loads not counted);
+  `encode_batch` pass of the Gemma 3 tokenizer over the text (loads not counted; the median of three runs);
 - cores (`--one-core`): the same big build pinned to one core (`taskset -c 0`) against both cores;
 - serial vs parallel: the big build with `POCKET_ASSETS_WORKERS=1` against the default; every stage Parquet
   file and every export compared byte for byte (the exports' `generated` stamp aside);
@@ -57,6 +57,7 @@ SMALL_PDF = "fr/04_reglement-disciplinaire-type-2004.pdf"  # 4 pages, in corpus-
 PYTHON = sys.executable
 MIB = 1024 * 1024
 CORPORA = ("fr", "intl")
+FLOOR_RUNS = 3
 SAMPLE_SECONDS = 0.2  # a peak lasts seconds; sampling faster slows the build it measures
 
 
@@ -166,7 +167,8 @@ def build_command(work: Path, raw: Path, name: str, pin_one_core: bool = False, 
 
 
 def floor_seconds(raw: Path) -> dict[str, float]:
-    """CPU seconds of plain text for every page plus one batch tokenizer pass, loads excluded (run in a child)."""
+    """CPU seconds of plain text for every page plus one batch tokenizer pass, loads excluded (run in a child):
+    the median of `FLOOR_RUNS` runs, as the host's speed drifts (one run measured 2.27 then 2.75 ms/page)."""
     code = f"""
 import json, time, pymupdf
 from pathlib import Path
@@ -183,8 +185,11 @@ counter.encode_batch(texts)
 done = time.process_time()
 print(json.dumps({{"pages": len(texts), "text": read - start, "tokens": done - read}}))
 """
-    done = subprocess.run([PYTHON, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    runs = []
+    for _ in range(FLOOR_RUNS):
+        done = subprocess.run([PYTHON, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return sorted(runs, key=lambda run: run["text"] + run["tokens"])[len(runs) // 2]
 
 
 def copy_corpus(source: Path, target: Path, suffix: str = "") -> None:
