@@ -20,8 +20,9 @@ from pocket_assets.core.quality.validation import (
     corpus_ids_on_columns,
     expectations_on_columns,
     frame_columns,
-    frame_columns_from_files,
+    frame_table_from_files,
     load_gates,
+    table_columns,
     validate_corpus_ids,
 )
 from pocket_assets.core.records import ChunkRecord, to_dict
@@ -130,7 +131,7 @@ def test_the_stage_files_give_the_records_columns_and_verdicts(gates: Gates, tmp
     pdfs = corpus()
     files = stored(tmp_path, pdfs)
     columns = {key: frame_columns(chunks) for key, chunks in pdfs.items()}
-    assert {key: frame_columns_from_files(paths) for key, paths in files.items()} == columns
+    assert {key: table_columns(frame_table_from_files(paths)) for key, paths in files.items()} == columns
     assert expectations_for_files(gates, files, *CAPS) == expectations_for_batch(gates, columns, *CAPS)
 
 

@@ -73,13 +73,15 @@ def expectations_over_slices(
     suite = gates.partition_suite
     if table.num_rows <= slice_rows or not sliceable(suite):
         return expectations_on_columns(gates, table_columns(table), parent_tokens, max_tokens)
-    parameters = suite_parameters(parent_ids(table.column("id").to_pylist(), table.column("chunk_type").to_pylist()), parent_tokens, max_tokens)
+    parents = parent_ids(table.column("id").to_pylist(), table.column("chunk_type").to_pylist())
+    parameters = suite_parameters(parents, parent_tokens, max_tokens)
     sliced = [e for e in suite.expectations if _reads_long_column(e) and e.expectation_type in ROW_LOCAL]
     whole = [e for e in suite.expectations if e not in sliced]
     results: dict[str, list[GateResult]] = {}
     if whole:
         narrow = table.select(_columns_read(whole, table.column_names))
-        _collect(results, run_suite(gates, _part(suite, "whole", whole), EXPECTATIONS_GATE, frame(table_columns(narrow)), parameters))
+        whole_frame = frame(table_columns(narrow))
+        _collect(results, run_suite(gates, _part(suite, "whole", whole), EXPECTATIONS_GATE, whole_frame, parameters))
     if sliced:
         part = _part(suite, "sliced", sliced)
         narrow = table.select(_columns_read(sliced, table.column_names))
@@ -141,15 +143,18 @@ def condition_columns(condition: Any) -> set[str] | None:
     return None
 
 
+def _columns_of(expectation: Any) -> set[str]:
+    """The columns one expectation reads: its column and its row condition's."""
+    return {expectation.column} | (condition_columns(expectation.row_condition) or set())
+
+
 def _reads_long_column(expectation: Any) -> bool:
-    return bool(({expectation.column} | (condition_columns(expectation.row_condition) or set())) & LONG_COLUMNS)
+    return bool(_columns_of(expectation) & LONG_COLUMNS)
 
 
 def _columns_read(expectations: Iterable[Any], available: Sequence[str]) -> list[str]:
     """The columns these expectations read, with those naming an offending row, in the table's order."""
-    wanted = set(IDENTITY_COLUMNS)
-    for expectation in expectations:
-        wanted |= {expectation.column} | (condition_columns(expectation.row_condition) or set())
+    wanted = set(IDENTITY_COLUMNS).union(*map(_columns_of, expectations))
     return [name for name in available if name in wanted]
 
 

@@ -252,14 +252,10 @@ def frame_columns(chunks: Sequence[ChunkRecord], names: Sequence[str] = FRAME_CO
     return record_columns(chunks, names)
 
 
-def frame_columns_from_files(paths: Sequence[Path], names: Sequence[str] = FRAME_COLUMNS) -> dict[str, list[Any]]:
-    """`frame_columns` of the chunks stored in these Parquet files (a PDF's stage files, in order), the same
-    values: read by the process that judges them, so the build's process never holds them."""
-    return table_columns(frame_table_from_files(paths, names))
-
-
 def frame_table_from_files(paths: Sequence[Path], names: Sequence[str] = FRAME_COLUMNS) -> pyarrow.Table:
-    """`frame_columns_from_files` as one Arrow table: a long PDF's texts stay in Arrow's buffers, not Python strings."""
+    """`frame_columns` of the chunks stored in these Parquet files (a PDF's stage files, in order), as one Arrow
+    table: read by the process that judges them, so the build's process never holds them, and a long PDF's
+    texts stay in Arrow's buffers, not Python strings."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
