@@ -41,7 +41,6 @@ from dagster._core.storage.event_log import SqliteEventLogStorage
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import INDEX_SHARD_NAME
 from dagster._core.storage.runs.sqlite.sqlite_run_storage import SqliteRunStorage
 from dagster._core.storage.schedules.sqlite.sqlite_schedule_storage import SqliteScheduleStorage
-from dagster._core.storage.sqlalchemy_compat import db_result
 from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
 from dagster._core.storage.sqlite_storage import (
     DagsterSqliteStorage,
@@ -53,6 +52,8 @@ from dagster._serdes import ConfigurableClassData
 from dagster._utils import mkdir_p
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Connection, Engine
+
+from pocket_assets.defs.event_batch import store_asset_event_batch
 
 # SQLite's `synchronous` on this storage's connections (all in WAL mode, set by Dagster). NORMAL syncs the
 # log at checkpoints, not at every commit: a commit survives the process crashing, and may be lost (the
@@ -152,23 +153,14 @@ class HeldSqliteEventLogStorage(SqliteEventLogStorage):
             self._engines.pop(key).dispose()
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
-        """A step's materializations of its PDFs, which Dagster hands over together when
-        `DAGSTER_EVENT_BATCH_SIZE` is set (the build command sets it), in one transaction per database
-        instead of two per event: the same rows, in the same order, as `store_event` one by one.
-        Anything else (other events, several runs) is stored one by one."""
+        """A step's materializations of its PDFs (and a run's planned events), which Dagster hands over
+        together when `DAGSTER_EVENT_BATCH_SIZE` is set (the build command sets it): the same rows as
+        `store_event` one by one, in one transaction per database and a few statements
+        (`event_batch.py`). Anything else (other events, several runs) is stored one by one."""
         if len({event.run_id for event in events}) != 1 or not all(_is_asset_event(event) for event in events):
             super().store_event_batch(events)
             return
-        statements = [self.prepare_insert_event(event) for event in events]
-        with self.run_connection(events[0].run_id) as conn:
-            for statement in statements:
-                conn.execute(statement)
-        with self.index_transaction() as conn:  # what `store_event` mirrors there, event by event
-            for event, statement in zip(events, statements):
-                with db_result(conn, statement) as result:
-                    event_id = result.inserted_primary_key[0]
-                self._store_asset_event_tags(conn, [event], [event_id])
-                self._store_asset_event(conn, event, event_id)
+        store_asset_event_batch(self, events)
 
     def has_table(self, table_name: str) -> bool:
         """Dagster asks this for every stored asset event (and builds an engine to answer); a table
