@@ -39,7 +39,9 @@ CLOCK_COLUMNS = {
 
 
 def _entry(event_type: DagsterEventType, data: object, step_key: str, timestamp: float) -> EventLogEntry:
-    event = DagsterEvent(event_type_value=event_type.value, job_name="build_corpus", event_specific_data=data, step_key=step_key)
+    event = DagsterEvent(
+        event_type_value=event_type.value, job_name="build_corpus", event_specific_data=data, step_key=step_key
+    )
     return EventLogEntry(
         error_info=None, level=logging.DEBUG, user_message="", run_id=RUN_ID, timestamp=timestamp,
         step_key=step_key, job_name="build_corpus", dagster_event=event,
@@ -55,7 +57,8 @@ def _materialization(asset: str, partition: str, timestamp: float) -> EventLogEn
 
 
 def _observation(asset: str, partition: str, timestamp: float) -> EventLogEntry:
-    observation = AssetObservation(AssetKey(asset), partition=partition, tags={"dagster/data_version": "seen"}, metadata={"n": 1})
+    tags = {"dagster/data_version": "seen"}
+    observation = AssetObservation(AssetKey(asset), partition=partition, tags=tags, metadata={"n": 1})
     return _entry(DagsterEventType.ASSET_OBSERVATION, AssetObservationData(observation), asset, timestamp)
 
 
@@ -67,7 +70,9 @@ def _planned(asset: str, timestamp: float) -> EventLogEntry:
 
 def _failed(asset: str, partition: str, timestamp: float) -> EventLogEntry:
     failure = AssetMaterializationFailure(
-        AssetKey(asset), AssetMaterializationFailureType.FAILED, AssetMaterializationFailureReason.FAILED_TO_MATERIALIZE,
+        AssetKey(asset),
+        AssetMaterializationFailureType.FAILED,
+        AssetMaterializationFailureReason.FAILED_TO_MATERIALIZE,
         partition=partition,
     )
     return _entry(DagsterEventType.ASSET_FAILED_TO_MATERIALIZE, AssetFailedToMaterializeData(failure), asset, timestamp)
@@ -104,8 +109,8 @@ def _rows(folder: Path) -> dict[str, list[tuple[object, ...]]]:
     tables = {}
     for database in sorted(folder.glob("*.db")):
         with closing(sqlite3.connect(database)) as connection:
-            names = [name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-            for name in names:
+            names = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall()
+            for (name,) in names:
                 columns = [row[1] for row in connection.execute(f'PRAGMA table_info("{name}")')]
                 selected = ", ".join("NULL" if (name, column) in CLOCK_COLUMNS else f'"{column}"' for column in columns)
                 rows = connection.execute(f'SELECT rowid, {selected} FROM "{name}" ORDER BY rowid').fetchall()
@@ -124,10 +129,12 @@ def test_batches_leave_the_rows_dagster_leaves_storing_event_by_event(tmp_path: 
     own.dispose()
     stored, expected = _rows(tmp_path / "held"), _rows(tmp_path / "own")
     assert stored == expected
-    assert len(expected[f"{RUN_ID}.db:event_logs"]) == 21 == len(expected["index.db:event_logs"]) + 1, "all but the step event mirrored"
-    keys = {row[2]: row for row in expected["index.db:asset_keys"]}
-    assert list(keys) == ['["chunks"]', '["pages"]', '["raw_pdf"]', '["sources"]', '["new_asset"]'], "no row for only a failure"
-    assert len(expected["index.db:asset_event_tags"]) == 2 * 12 + 3, "two indexed tags a materialization, one an observation"
+    in_run, in_index = expected[f"{RUN_ID}.db:event_logs"], expected["index.db:event_logs"]
+    assert len(in_run) == 21 == len(in_index) + 1, "all but the step event mirrored"
+    keys = [row[2] for row in expected["index.db:asset_keys"]]
+    assert keys == ['["chunks"]', '["pages"]', '["raw_pdf"]', '["sources"]', '["new_asset"]'], "none for only a failure"
+    tags = expected["index.db:asset_event_tags"]
+    assert len(tags) == 2 * 12 + 3, "two indexed tags a materialization, one an observation"
 
 
 def test_a_batch_is_written_in_the_same_few_statements_whatever_its_size(tmp_path: Path) -> None:
@@ -136,7 +143,8 @@ def test_a_batch_is_written_in_the_same_few_statements_whatever_its_size(tmp_pat
     storage.store_event_batch([_materialization("pages", "fr/first.pdf", 1_600_000_000.0)] * 2)  # databases created
     statements: list[str] = []
     for shard in ("index", RUN_ID):
-        sqlalchemy_event.listen(storage._engine(shard), "before_cursor_execute", lambda *args: statements.append(args[2]))
+        engine = storage._engine(shard)
+        sqlalchemy_event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
     counts = []
     for size in (5, 50):
         statements.clear()
