@@ -40,11 +40,11 @@ def store_asset_event_batch(storage: SqliteEventLogStorage, events: Sequence[Eve
         last_id = conn.exec_driver_sql("SELECT last_insert_rowid()").scalar_one()
         event_ids = list(range(last_id - len(rows) + 1, last_id + 1))
         storage._store_asset_event_tags(conn, events, event_ids)
-        for asset_key, values in asset_entries(storage, conn, events, event_ids):
+        for asset_key, values in _asset_entries(storage, conn, events, event_ids):
             _write_asset_entry(conn, asset_key, values)
 
 
-def asset_entries(
+def _asset_entries(
     storage: SqliteEventLogStorage, conn: Connection, events: Sequence[EventLogEntry], event_ids: Sequence[int]
 ) -> list[tuple[str, dict[str, Any]]]:
     """Per asset (its key's string), the `asset_keys` columns storing `events` one by one leaves set, the
