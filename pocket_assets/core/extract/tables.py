@@ -21,6 +21,7 @@ import pymupdf
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join_lines
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
 from pocket_assets.core.extract.table_chars import fast_table_chars
+from pocket_assets.core.extract.table_finder import Grid, find_ruled_grids
 from pocket_assets.core.pymupdf_layout import load_layout_model
 from pocket_assets.core.records import TableCells
 
@@ -54,11 +55,11 @@ class FoundTable:
 Segment = tuple[float, float, float]  # (fixed coordinate, start, end)
 
 
-def _rules(page: pymupdf.Page) -> tuple[list[Segment], list[Segment]]:
-    """Horizontal and vertical rules among the page's lines and rectangles."""
+def _rules(drawings: list[dict[str, Any]]) -> tuple[list[Segment], list[Segment]]:
+    """Horizontal and vertical rules among the page's lines and rectangles (`drawings`: its `get_cdrawings()`)."""
     horizontal: list[Segment] = []
     vertical: list[Segment] = []
-    for path in page.get_cdrawings():
+    for path in drawings:
         for item in path.get("items", ()):
             if item[0] == "l":
                 (x0, y0), (x1, y1) = item[1], item[2]
@@ -88,13 +89,14 @@ def _crosses_inside(inner: Segment, outer: Segment) -> bool:
     )
 
 
-def may_hold_table(page: pymupdf.Page) -> bool:
-    """The pre-filter: a column rule that meets a row rule inside its length.
+def may_hold_table(drawings: list[dict[str, Any]]) -> bool:
+    """The pre-filter: a column rule that meets a row rule inside its length (`drawings`: the page's
+    `get_cdrawings()`, which the table finder reads too).
 
     Plain boxes (framed code, shaded lines) and lone horizontal rules (footnotes,
     title bars) have none, and are the common false alarms of a plain count.
     """
-    horizontal, vertical = (_joined(segments) for segments in _rules(page))
+    horizontal, vertical = (_joined(segments) for segments in _rules(drawings))
     # Shorter than a line of text: the edges of a shaded bar, not a column rule.
     vertical = [segment for segment in vertical if segment[2] - segment[1] >= MIN_ROW_HEIGHT]
     if len(horizontal) < 2 or not vertical:
@@ -138,30 +140,45 @@ def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tupl
     return _cell_text(join_lines(" ".join(line) for line in lines.values()))
 
 
+def _pymupdf_grids(page: pymupdf.Page, use_layout: bool) -> list[Grid]:
+    """Each table of `page.find_tables()`: its bbox and its rows of cells."""
+    if use_layout:
+        load_layout_model()
+    with fast_table_chars():
+        page_tables = page.find_tables(use_layout=use_layout).tables
+    return [(table.bbox, [row.cells for row in table.rows]) for table in page_tables]
+
+
 def find_page_tables(
-    page: pymupdf.Page, use_layout: bool = False, textpage: pymupdf.TextPage | None = None
+    page: pymupdf.Page,
+    use_layout: bool = False,
+    textpage: pymupdf.TextPage | None = None,
+    drawings: list[dict[str, Any]] | None = None,
 ) -> list[FoundTable]:
     """Tables of at least 2 rows and 2 columns with some text, in top-to-bottom order.
 
-    Extraction finds ruled tables only (`use_layout=False`); the layout model also finds
-    unruled ones but costs ~200x plain text extraction per page. `textpage`: the page's
-    own text read with DICT_FLAGS (the scan's), so the cells' words are not read again.
+    Extraction finds ruled tables only (`use_layout=False`), with `table_finder`'s copy of
+    `find_tables()` where it applies; the layout model also finds unruled ones but costs
+    ~200x plain text extraction per page. `textpage`: the page's own text read with
+    DICT_FLAGS (the scan's), so the cells' words are not read again; `drawings`: its
+    `get_cdrawings()`, when the pre-filter has read them.
     """
-    if use_layout:
-        load_layout_model()
+    grids = None
+    if not use_layout:
+        grids = find_ruled_grids(page, page.get_cdrawings() if drawings is None else drawings)
+    if grids is None:
+        grids = _pymupdf_grids(page, use_layout)
     found = []
-    with fast_table_chars():
-        page_tables = page.find_tables(use_layout=use_layout).tables
-    words = page.get_text("words", flags=DICT_FLAGS, textpage=textpage) if page_tables else []
+    words = page.get_text("words", flags=DICT_FLAGS, textpage=textpage) if grids else []
     centred = [((word[0] + word[2]) / 2, (word[1] + word[3]) / 2, word) for word in words]
-    for table in page_tables:
-        rows = [tuple(_cell_words(cell, centred) for cell in row.cells) for row in table.rows]
+    for bbox, cells in grids:
+        rows = [tuple(_cell_words(cell, centred) for cell in row) for row in cells]
         rows = [row for row in rows if any(row)]
         if len(rows) < 2 or max(len(row) for row in rows) < 2:
             continue
         # The first extracted row is the header: an "external" header found above the
         # bbox would duplicate text that is already read as a paragraph.
-        x0, y0, x1, y1 = (float(value) for value in table.bbox)
+        x0, y0, x1, y1 = (float(value) for value in bbox)
         found.append(FoundTable((x0, y0, x1, y1), TableCells(header=rows[0], rows=tuple(rows[1:]))))
     found.sort(key=lambda table: (table.bbox[1], table.bbox[0]))
     return found
