@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+import pymupdf.table
 import pytest
 
 from pocket_assets.core.extract.table_finder import find_ruled_grids
@@ -100,3 +101,15 @@ def test_turned_pages_left_to_pymupdf() -> None:
             page.set_rotation(90)
         assert find_ruled_grids(page, page.get_cdrawings()) is None
         assert find_page_tables(page, drawings=page.get_cdrawings()) == find_page_tables(page)
+
+
+def test_turned_pages_tables_read_without_their_headers() -> None:
+    """The header find_tables() reads eagerly on a turned page is never read; the cells stay the same."""
+    with pymupdf.open(REAL / "ruled-table-upside-down.pdf") as document:
+        page = document[0]
+        theirs = [(tuple(table.bbox), [row.cells for row in table.rows]) for table in page.find_tables(use_layout=False)]
+        read_header = pymupdf.table.Table._get_header
+        ours = _pymupdf_grids(page, use_layout=False)
+        assert pymupdf.table.Table._get_header is read_header
+    assert ours == theirs
+    assert len(ours) == 1

@@ -10,13 +10,17 @@ is a candidate, and only candidates are cut into columns and checked.
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 import pymupdf
+import pymupdf.table
 
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join_lines
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
@@ -122,17 +126,30 @@ def _cell_text(value: str | None) -> str:
     return collapse_spaces(clean_text(value or "").replace("\n", " "))
 
 
-def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tuple[float, float, tuple]]) -> str:
+class _CentredWords(NamedTuple):
+    """The page's words by the height of their centre: `heights` sorted, `words` each (centre y, centre x, word)."""
+
+    heights: list[float]
+    words: list[tuple[float, float, tuple]]
+
+
+def _centred_words(words: list[tuple]) -> _CentredWords:
+    centred = sorted((((word[1] + word[3]) / 2, (word[0] + word[2]) / 2, word) for word in words), key=itemgetter(0))
+    return _CentredWords([cy for cy, _, _ in centred], centred)
+
+
+def _cell_words(cell: tuple[float, float, float, float] | None, words: _CentredWords) -> str:
     """The words whose centre lies in the cell, in reading order, separated as on the page.
 
     `Table.extract()` joins characters and loses the spaces TeX never writes
-    (`insèredecl directemententête`), so cells are read from MuPDF's words instead
-    (`words`: each word's centre x and y, then the word).
+    (`insèredecl directemententête`), so cells are read from MuPDF's words instead.
+    Only the words of the cell's height are looked at: a page's table has hundreds of cells.
     """
     if cell is None:
         return ""
     x0, y0, x1, y1 = cell
-    inside = [word for cx, cy, word in words if x0 <= cx <= x1 and y0 <= cy <= y1]
+    band = words.words[bisect.bisect_left(words.heights, y0) : bisect.bisect_right(words.heights, y1)]
+    inside = [word for _, cx, word in band if x0 <= cx <= x1]
     inside.sort(key=lambda word: (word[5], word[6], word[7]))
     lines: dict[tuple[int, int], list[str]] = {}
     for word in inside:
@@ -140,11 +157,26 @@ def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tupl
     return _cell_text(join_lines(" ".join(line) for line in lines.values()))
 
 
+@contextmanager
+def _headers_left_unread() -> Iterator[None]:
+    """While inside, `find_tables()` does not read its tables' headers.
+
+    On a rotated page it reads every table's header before turning the page back
+    (rendering the top row twice: half its time there); extraction reads the cells only.
+    """
+    read_header = pymupdf.table.Table._get_header
+    pymupdf.table.Table._get_header = lambda table, y_tolerance=3: None
+    try:
+        yield
+    finally:
+        pymupdf.table.Table._get_header = read_header
+
+
 def _pymupdf_grids(page: pymupdf.Page, use_layout: bool) -> list[Grid]:
     """Each table of `page.find_tables()`: its bbox and its rows of cells."""
     if use_layout:
         load_layout_model()
-    with fast_table_chars():
+    with fast_table_chars(), _headers_left_unread():
         page_tables = page.find_tables(use_layout=use_layout).tables
     return [(table.bbox, [row.cells for row in table.rows]) for table in page_tables]
 
@@ -170,7 +202,7 @@ def find_page_tables(
         grids = _pymupdf_grids(page, use_layout)
     found = []
     words = page.get_text("words", flags=DICT_FLAGS, textpage=textpage) if grids else []
-    centred = [((word[0] + word[2]) / 2, (word[1] + word[3]) / 2, word) for word in words]
+    centred = _centred_words(words)
     for bbox, cells in grids:
         rows = [tuple(_cell_words(cell, centred) for cell in row) for row in cells]
         rows = [row for row in rows if any(row)]
