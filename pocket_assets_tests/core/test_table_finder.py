@@ -107,7 +107,8 @@ def test_turned_pages_tables_read_without_their_headers() -> None:
     """The header find_tables() reads eagerly on a turned page is never read; the cells stay the same."""
     with pymupdf.open(REAL / "ruled-table-upside-down.pdf") as document:
         page = document[0]
-        theirs = [(tuple(table.bbox), [row.cells for row in table.rows]) for table in page.find_tables(use_layout=False)]
+        tables = page.find_tables(use_layout=False).tables
+        theirs = [(tuple(table.bbox), [row.cells for row in table.rows]) for table in tables]
         read_header = pymupdf.table.Table._get_header
         ours = _pymupdf_grids(page, use_layout=False)
         assert pymupdf.table.Table._get_header is read_header

@@ -99,7 +99,7 @@ def _intersections(edges: list[Edge]) -> _Crossings:
         low = bisect.bisect_left(tops, top - TOLERANCE - 1)  # a margin: the exact test below decides
         high = bisect.bisect_right(tops, bottom + TOLERANCE + 1)
         for h in horizontal[low:high]:
-            if top <= h[1] + TOLERANCE and bottom >= h[1] - TOLERANCE and x >= h[0] - TOLERANCE and x <= h[2] + TOLERANCE:
+            if top <= h[1] + TOLERANCE and bottom >= h[1] - TOLERANCE and h[0] - TOLERANCE <= x <= h[2] + TOLERANCE:
                 vertex = (x, h[1])
                 if vertex not in crossings:
                     crossings[vertex] = (set(), set())
