@@ -114,3 +114,16 @@ def test_turned_pages_tables_read_without_their_headers() -> None:
         assert pymupdf.table.Table._get_header is read_header
     assert ours == theirs
     assert len(ours) == 1
+
+
+def test_media_box_off_the_origin() -> None:
+    """The page matrix then shifts x too; find_tables() flips only the characters' y, which stays the same."""
+    document = pymupdf.open()
+    document.insert_pdf(_ruled_page().parent)
+    page = document[0]
+    page.set_mediabox(pymupdf.Rect(12, 20, 590, 835))
+    page = document.reload_page(page)
+    assert tuple(page.transformation_matrix)[4:] == (-12.0, 835.0)
+    ours = find_ruled_grids(page, page.get_cdrawings())
+    assert ours
+    assert repr(ours) == _theirs(page)

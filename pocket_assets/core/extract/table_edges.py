@@ -57,7 +57,7 @@ class CharBoxes:
 def read_chars(page: pymupdf.Page, height: float) -> CharBoxes | None:
     """The characters `make_chars` would list, or None where a box is not ordered (MuPDF treats it otherwise).
 
-    `height`: the f of the page's transformation matrix (1, 0, 0, -1, 0, height).
+    `height`: the f of the page's transformation matrix (1, 0, 0, -1, e, height).
     Must run with small glyph heights on, as `find_tables()` does.
     """
     textpage = page.get_textpage(flags=pymupdf.table.FLAGS)

@@ -5,8 +5,9 @@
 "lines" strategy on them: on table pages that is most of extraction's time. The
 same algorithm on the drawings the pre-filter read and on tuples (`table_edges`,
 `table_grid`) gives the same cells at a fraction of the cost. Pages that
-`find_tables()` turns first (rotated) or whose matrix is not MuPDF's usual flip are
-left to it (None), as are characters whose box MuPDF leaves unordered.
+`find_tables()` turns first (rotated) or whose matrix does more than flip y are
+left to it (None), as are characters whose box MuPDF leaves unordered (a media box
+off the origin only shifts the flipped x, which the finder never reads).
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def find_ruled_grids(page: pymupdf.Page, drawings: list[dict[str, Any]]) -> list
 
     `drawings`: the page's `get_cdrawings()`, left unchanged.
     """
-    a, b, c, d, e, height = tuple(page.transformation_matrix)
-    if page.rotation or (a, b, c, d, e) != (1.0, 0.0, 0.0, -1.0, 0.0):
+    a, b, c, d, _, height = tuple(page.transformation_matrix)  # a media box off the origin shifts x only:
+    if page.rotation or (a, b, c, d) != (1.0, 0.0, 0.0, -1.0):  # the finder reads no flipped x
         return None
     small = bool(pymupdf.TOOLS.set_small_glyph_heights())
     pymupdf.TOOLS.set_small_glyph_heights(True)  # as find_tables() reads the characters
