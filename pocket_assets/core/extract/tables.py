@@ -1,8 +1,8 @@
-"""Tables: ruled ones through `find_tables()`, unruled ones from aligned text; each behind a cheap test.
+"""Tables: ruled ones as `find_tables()` finds them, unruled ones from aligned text; each behind a cheap test.
 
-`find_tables()` costs 40-200x plain text extraction; a page whose drawings hold
-no crossing rules cannot hold a ruled table, and that test costs less than
-reading the text. Its layout model also finds unruled tables but costs ~200x
+`find_tables()` costs 40-200x plain text extraction (`table_finder`'s copy of its
+"lines" strategy about half that); a page whose drawings hold no crossing rules
+cannot hold a ruled table, and that test costs less than reading the text. Its layout model also finds unruled tables but costs ~200x
 plain, so unruled tables are read from the text dictionary the scan already
 holds: a run of lines that each break into pieces far apart on one baseline
 is a candidate, and only candidates are cut into columns and checked.
