@@ -197,7 +197,7 @@ def prefilter_misses(document: pymupdf.Document) -> int:
     return sum(
         len(page.find_tables().tables)
         for page in document
-        if not may_hold_table(page) and not aligned_candidates(text_dict(page))
+        if not may_hold_table(page.get_cdrawings()) and not aligned_candidates(text_dict(page))
     )
 
 

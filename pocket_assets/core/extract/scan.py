@@ -96,9 +96,10 @@ def _page_tables(
     `textpage`: the page's own text layer, which ruled tables' cells are read from (on a page read by
     OCR, `data` comes from the OCR's text page instead: its cells stay those of the text layer)."""
     tables: list[FoundTable] = []
-    if may_hold_table(page):
+    drawings = page.get_cdrawings()  # read once: the pre-filter and the table finder both need them
+    if may_hold_table(drawings):
         try:
-            tables = find_page_tables(page, textpage=textpage)
+            tables = find_page_tables(page, textpage=textpage, drawings=drawings)
         except Exception as error:  # a table failure costs the table, never the page
             warnings.append(f"table detection failed: {error}")
     tables = [table for table in tables if readable_cells(table.cells)]  # a grid of graphics is no table

@@ -1,8 +1,8 @@
-"""Tables: ruled ones through `find_tables()`, unruled ones from aligned text; each behind a cheap test.
+"""Tables: ruled ones as `find_tables()` finds them, unruled ones from aligned text; each behind a cheap test.
 
-`find_tables()` costs 40-200x plain text extraction; a page whose drawings hold
-no crossing rules cannot hold a ruled table, and that test costs less than
-reading the text. Its layout model also finds unruled tables but costs ~200x
+`find_tables()` costs 40-200x plain text extraction (`table_finder`'s copy of its
+"lines" strategy about half that); a page whose drawings hold no crossing rules
+cannot hold a ruled table, and that test costs less than reading the text. Its layout model also finds unruled tables but costs ~200x
 plain, so unruled tables are read from the text dictionary the scan already
 holds: a run of lines that each break into pieces far apart on one baseline
 is a candidate, and only candidates are cut into columns and checked.
@@ -10,17 +10,22 @@ is a candidate, and only candidates are cut into columns and checked.
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 import pymupdf
+import pymupdf.table
 
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join_lines
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
 from pocket_assets.core.extract.table_chars import fast_table_chars
+from pocket_assets.core.extract.table_finder import Grid, find_ruled_grids
 from pocket_assets.core.pymupdf_layout import load_layout_model
 from pocket_assets.core.records import TableCells
 
@@ -54,11 +59,11 @@ class FoundTable:
 Segment = tuple[float, float, float]  # (fixed coordinate, start, end)
 
 
-def _rules(page: pymupdf.Page) -> tuple[list[Segment], list[Segment]]:
-    """Horizontal and vertical rules among the page's lines and rectangles."""
+def _rules(drawings: list[dict[str, Any]]) -> tuple[list[Segment], list[Segment]]:
+    """Horizontal and vertical rules among the page's lines and rectangles (`drawings`: its `get_cdrawings()`)."""
     horizontal: list[Segment] = []
     vertical: list[Segment] = []
-    for path in page.get_cdrawings():
+    for path in drawings:
         for item in path.get("items", ()):
             if item[0] == "l":
                 (x0, y0), (x1, y1) = item[1], item[2]
@@ -88,13 +93,14 @@ def _crosses_inside(inner: Segment, outer: Segment) -> bool:
     )
 
 
-def may_hold_table(page: pymupdf.Page) -> bool:
-    """The pre-filter: a column rule that meets a row rule inside its length.
+def may_hold_table(drawings: list[dict[str, Any]]) -> bool:
+    """The pre-filter: a column rule that meets a row rule inside its length (`drawings`: the page's
+    `get_cdrawings()`, which the table finder reads too).
 
     Plain boxes (framed code, shaded lines) and lone horizontal rules (footnotes,
     title bars) have none, and are the common false alarms of a plain count.
     """
-    horizontal, vertical = (_joined(segments) for segments in _rules(page))
+    horizontal, vertical = (_joined(segments) for segments in _rules(drawings))
     # Shorter than a line of text: the edges of a shaded bar, not a column rule.
     vertical = [segment for segment in vertical if segment[2] - segment[1] >= MIN_ROW_HEIGHT]
     if len(horizontal) < 2 or not vertical:
@@ -120,17 +126,30 @@ def _cell_text(value: str | None) -> str:
     return collapse_spaces(clean_text(value or "").replace("\n", " "))
 
 
-def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tuple[float, float, tuple]]) -> str:
+class _CentredWords(NamedTuple):
+    """The page's words by the height of their centre: `heights` sorted, `words` each (centre y, centre x, word)."""
+
+    heights: list[float]
+    words: list[tuple[float, float, tuple]]
+
+
+def _centred_words(words: list[tuple]) -> _CentredWords:
+    centred = sorted((((word[1] + word[3]) / 2, (word[0] + word[2]) / 2, word) for word in words), key=itemgetter(0))
+    return _CentredWords([cy for cy, _, _ in centred], centred)
+
+
+def _cell_words(cell: tuple[float, float, float, float] | None, words: _CentredWords) -> str:
     """The words whose centre lies in the cell, in reading order, separated as on the page.
 
     `Table.extract()` joins characters and loses the spaces TeX never writes
-    (`insèredecl directemententête`), so cells are read from MuPDF's words instead
-    (`words`: each word's centre x and y, then the word).
+    (`insèredecl directemententête`), so cells are read from MuPDF's words instead.
+    Only the words of the cell's height are looked at: a page's table has hundreds of cells.
     """
     if cell is None:
         return ""
     x0, y0, x1, y1 = cell
-    inside = [word for cx, cy, word in words if x0 <= cx <= x1 and y0 <= cy <= y1]
+    band = words.words[bisect.bisect_left(words.heights, y0) : bisect.bisect_right(words.heights, y1)]
+    inside = [word for _, cx, word in band if x0 <= cx <= x1]
     inside.sort(key=lambda word: (word[5], word[6], word[7]))
     lines: dict[tuple[int, int], list[str]] = {}
     for word in inside:
@@ -138,30 +157,60 @@ def _cell_words(cell: tuple[float, float, float, float] | None, words: list[tupl
     return _cell_text(join_lines(" ".join(line) for line in lines.values()))
 
 
+@contextmanager
+def _headers_left_unread() -> Iterator[None]:
+    """While inside, `find_tables()` does not read its tables' headers.
+
+    On a rotated page it reads every table's header before turning the page back
+    (rendering the top row twice: half its time there); extraction reads the cells only.
+    """
+    read_header = pymupdf.table.Table._get_header
+    pymupdf.table.Table._get_header = lambda table, y_tolerance=3: None
+    try:
+        yield
+    finally:
+        pymupdf.table.Table._get_header = read_header
+
+
+def _pymupdf_grids(page: pymupdf.Page, use_layout: bool) -> list[Grid]:
+    """Each table of `page.find_tables()`: its bbox and its rows of cells."""
+    if use_layout:
+        load_layout_model()
+    with fast_table_chars(), _headers_left_unread():
+        page_tables = page.find_tables(use_layout=use_layout).tables
+    return [(table.bbox, [row.cells for row in table.rows]) for table in page_tables]
+
+
 def find_page_tables(
-    page: pymupdf.Page, use_layout: bool = False, textpage: pymupdf.TextPage | None = None
+    page: pymupdf.Page,
+    use_layout: bool = False,
+    textpage: pymupdf.TextPage | None = None,
+    drawings: list[dict[str, Any]] | None = None,
 ) -> list[FoundTable]:
     """Tables of at least 2 rows and 2 columns with some text, in top-to-bottom order.
 
-    Extraction finds ruled tables only (`use_layout=False`); the layout model also finds
-    unruled ones but costs ~200x plain text extraction per page. `textpage`: the page's
-    own text read with DICT_FLAGS (the scan's), so the cells' words are not read again.
+    Extraction finds ruled tables only (`use_layout=False`), with `table_finder`'s copy of
+    `find_tables()` where it applies; the layout model also finds unruled ones but costs
+    ~200x plain text extraction per page. `textpage`: the page's own text read with
+    DICT_FLAGS (the scan's), so the cells' words are not read again; `drawings`: its
+    `get_cdrawings()`, when the pre-filter has read them.
     """
-    if use_layout:
-        load_layout_model()
+    grids = None
+    if not use_layout:
+        grids = find_ruled_grids(page, page.get_cdrawings() if drawings is None else drawings)
+    if grids is None:
+        grids = _pymupdf_grids(page, use_layout)
     found = []
-    with fast_table_chars():
-        page_tables = page.find_tables(use_layout=use_layout).tables
-    words = page.get_text("words", flags=DICT_FLAGS, textpage=textpage) if page_tables else []
-    centred = [((word[0] + word[2]) / 2, (word[1] + word[3]) / 2, word) for word in words]
-    for table in page_tables:
-        rows = [tuple(_cell_words(cell, centred) for cell in row.cells) for row in table.rows]
+    words = page.get_text("words", flags=DICT_FLAGS, textpage=textpage) if grids else []
+    centred = _centred_words(words)
+    for bbox, cells in grids:
+        rows = [tuple(_cell_words(cell, centred) for cell in row) for row in cells]
         rows = [row for row in rows if any(row)]
         if len(rows) < 2 or max(len(row) for row in rows) < 2:
             continue
         # The first extracted row is the header: an "external" header found above the
         # bbox would duplicate text that is already read as a paragraph.
-        x0, y0, x1, y1 = (float(value) for value in table.bbox)
+        x0, y0, x1, y1 = (float(value) for value in bbox)
         found.append(FoundTable((x0, y0, x1, y1), TableCells(header=rows[0], rows=tuple(rows[1:]))))
     found.sort(key=lambda table: (table.bbox[1], table.bbox[0]))
     return found
