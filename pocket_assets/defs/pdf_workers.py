@@ -36,7 +36,7 @@ import os
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import Callable, Generic, Iterator, Sequence, TypeVar
 
 from dagster import ConfigurableResource
 from pydantic import Field
@@ -48,6 +48,7 @@ from pocket_assets.core.idle_cores import CoreLender, IdleCores
 from pocket_assets.core.memory import return_freed_memory
 
 Output = TypeVar("Output")
+Made = TypeVar("Made")
 Build = Callable[[str], Output]
 
 WORKERS_ENV = "POCKET_ASSETS_WORKERS"
@@ -140,6 +141,28 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
         pool.shutdown(cancel_futures=True)
         gc.unfreeze()
         _BUILD = _IDLE = None
+
+
+class MadeInBatches(Generic[Made]):
+    """`made(key)` for every key of a batch at once, at the first of them asked for; each key's output handed
+    back (or its error raised) at its own turn. The batches are known beforehand (another process judges
+    them meanwhile): so this process judges a batch in one go, then waits for that process's verdicts
+    once, and holds a batch's outputs at a time. A key in no batch is made alone, at its turn."""
+
+    def __init__(self, made: Callable[[str], Made], batches: Sequence[Sequence[str]]) -> None:
+        self._made = made
+        self._batch_of = {key: batch for batch in batches for key in batch}
+        self._ready: dict[str, Build] = {}
+
+    def __call__(self, key: str) -> Made:
+        if key not in self._ready:
+            for one in self._batch_of.get(key, (key,)):
+                self._batch_of.pop(one, None)
+                try:
+                    self._ready[one] = _returner(self._made(one))
+                except Exception as error:  # about this PDF or not, it is raised at its turn, as in the serial loop
+                    self._ready[one] = _raiser(error)
+        return self._ready.pop(key)(key)
 
 
 def _new_pool(workers: int) -> ProcessPoolExecutor:

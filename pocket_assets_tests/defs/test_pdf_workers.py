@@ -11,6 +11,7 @@ import pytest
 
 from pocket_assets.core.errors import PdfError
 from pocket_assets.defs.pdf_workers import (
+    MadeInBatches,
     WorkerDied,
     build_in_workers,
     default_workers,
@@ -71,6 +72,23 @@ def test_a_long_pdf_started_first_holds_no_finished_one_back(tmp_path: Path) -> 
 def test_one_worker_builds_in_the_calling_process() -> None:
     results = [built(key) for key, built in build_in_workers(_build, KEYS[:3], workers=1)]
     assert results == [(key, os.getpid()) for key in KEYS[:3]]
+
+
+def test_made_in_batches_at_the_first_key_asked_and_a_failed_pdf_raises_at_its_turn() -> None:
+    made_keys: list[str] = []
+
+    def made(key: str) -> int:
+        made_keys.append(key)
+        if key == "fr/01.pdf":
+            raise PdfError(key, "unreadable")
+        return int(key[3:5])
+
+    judged = MadeInBatches(made, [KEYS[:3], KEYS[3:5]])
+    assert judged(KEYS[0]) == 0 and made_keys == KEYS[:3]  # the whole batch, at its first key
+    assert isinstance(_outcome(judged, KEYS[1]), PdfError)
+    assert judged(KEYS[2]) == 2 and made_keys == KEYS[:3]
+    assert judged(KEYS[6]) == 6 and made_keys == [*KEYS[:3], KEYS[6]]  # in no batch: made alone
+    assert [judged(key) for key in KEYS[3:5]] == [3, 4] and made_keys == [*KEYS[:3], KEYS[6], *KEYS[3:5]]
 
 
 def test_the_worker_count_comes_from_the_environment_or_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:

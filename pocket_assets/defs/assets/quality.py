@@ -49,6 +49,7 @@ from pocket_assets.core.tokenizer import release_tokenizers
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_asset, pdf_partitions
 from pocket_assets.defs.pdf_errors import GateFailed
+from pocket_assets.defs.pdf_workers import MadeInBatches
 from pocket_assets.defs.per_pdf import Outcome, StageOutput, run_per_pdf
 from pocket_assets.defs.resources import (
     ChunkPolicyResource,
@@ -144,11 +145,15 @@ def validated_chunks(
     # the Great Expectations process, at the build's memory peak (~110 MiB more on 187 PDFs, issue 18).
     # The suite runs in the Great Expectations process, once per batch, on the stage files it reads itself:
     # every batch is sent now, so that process judges from the start and runs ahead of this one, which
-    # judges one PDF at a time and waits for its batch's verdicts only when that PDF is written.
-    suites = _sent_suites(store, keys, lambda: gates.expectations(paths.expectations_path), policy)
+    # judges a batch, then waits for its verdicts (GE is on the next batch meanwhile), then writes its PDFs.
+    # What this process keeps of a judged PDF is its chunks as Arrow (what it writes if the PDF passes; a
+    # PDF longer than a batch, read again then), its report and its metadata, not its records.
+    batches = _suite_batches(store, keys)
+    suites = _sent_suites(store, batches, lambda: gates.expectations(paths.expectations_path), policy)
+    judged_in_batches = MadeInBatches(judge, batches)
 
     def build(key: str) -> StageOutput:
-        judged = judge(key)
+        judged = judged_in_batches(key)
         report = with_expectations(judged.report, suites[key].result()[key])
         report_path = write_report_html(
             paths.output_path / "reports" / "validation" / f"{stage_file_stem(key)}.html", [report], f"Validation report, {key}"
@@ -194,11 +199,10 @@ def prestart_if_validating(context: AssetExecutionContext, expectations_dir: Pat
 
 
 def _sent_suites(
-    store: PartitionStore, keys: Sequence[str], start: Callable[[], ExpectationsProcess], policy: ChunkPolicy
+    store: PartitionStore, batches: Sequence[Sequence[str]], start: Callable[[], ExpectationsProcess], policy: ChunkPolicy
 ) -> dict[str, Future[dict[str, tuple[GateResult, ...]]]]:
     """Each PDF's partition-suite verdicts, its batch sent to the Great Expectations process (`_suite_batches`).
     The process is asked for only when there is something to judge: a run whose PDFs were all skipped never starts it."""
-    batches = _suite_batches(store, keys)
     if not batches:
         return {}
     process = start()
