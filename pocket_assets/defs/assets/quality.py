@@ -44,7 +44,7 @@ from pocket_assets.core.quality.validation import (
     check_without_expectations,
     with_expectations,
 )
-from pocket_assets.core.records import chunk_from_dict, page_from_dict
+from pocket_assets.core.records import chunk_from_dict
 from pocket_assets.core.tokenizer import release_tokenizers
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_asset, pdf_partitions
@@ -60,7 +60,8 @@ from pocket_assets.defs.resources import (
     TokenizerResource,
     stage_settings,
 )
-from pocket_assets.runstate.stages import CHUNK_STAGES, PAGES, VALIDATED_CHUNKS
+from pocket_assets.runstate.page_records import read_pages
+from pocket_assets.runstate.stages import CHUNK_STAGES, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionStore, stage_file_stem
 
 
@@ -134,7 +135,7 @@ def validated_chunks(
         table = _chunks_table(store, key)
         rows = table.to_pylist()
         chunks = [chunk_from_dict(row) for row in rows]
-        page_records = [page_from_dict(row) for row in store.read(PAGES, key)]
+        page_records = read_pages(store, key)
         report = check_without_expectations(chunk_schema, key, chunks, page_records, policy, records=rows)
         judged = Judged(table if len(rows) <= SUITE_BATCH_CHUNKS else None, report, chunk_metadata(chunks, page_records))
         del table, rows, chunks, page_records
@@ -242,7 +243,7 @@ def _findings(store: PartitionStore, report: GateReport) -> list[GateFinding]:
         return []
     key = report.partition_key
     chunks = [chunk_from_dict(row) for stage in CHUNK_STAGES for row in store.read(stage, key)]
-    return gate_findings(report, chunks, [page_from_dict(row) for row in store.read(PAGES, key)])
+    return gate_findings(report, chunks, read_pages(store, key))
 
 
 def _failure_sentence(key: str, findings: list[GateFinding]) -> str:
