@@ -77,7 +77,7 @@ class Judged(NamedTuple):
 
 # Chunks per Great Expectations validation: ~0.2 s a batch plus ~0.2 ms a chunk; bounds the rows held here
 # (as Arrow) and in the Great Expectations process (as a frame). 4000 rather than 2000: the scale corpus's
-# suite CPU 3.9 -> 2.6 s (fewer batches, each one's fixed cost), ~15 MiB more at validation's peak (below the export's).
+# suite CPU 2.9 -> 2.4 s (fewer batches, each one's fixed cost), ~15 MiB more at validation's peak (below the export's).
 SUITE_BATCH_CHUNKS = 4000
 # A run validating more PDFs than this releases the tokenizer first (`release_tokenizers`); a shorter one
 # keeps it, so that the next run in the same process (a test session, a UI code location) does not load it again.
