@@ -245,36 +245,6 @@ def pdf_identity_from_dict(row: dict[str, Any]) -> PdfIdentity:
     return PdfIdentity(**{**row, "metadata": dict(row.get("metadata") or {})})
 
 
-def block_from_dict(row: dict[str, Any]) -> Block:
-    table = row.get("table")
-    cells = None
-    if table:
-        cells = TableCells(
-            header=tuple(table["header"]),
-            rows=tuple(tuple(cell_row) for cell_row in table["rows"]),
-            caption=table.get("caption"),
-        )
-    return Block(
-        kind=row["kind"],
-        char_start=int(row["char_start"]),
-        char_end=int(row["char_end"]),
-        level=int(row.get("level") or 0),
-        table=cells,
-    )
-
-
-def page_from_dict(row: dict[str, Any]) -> PageRecord:
-    return PageRecord(
-        page=int(row["page"]),
-        text=row["text"],
-        blocks=tuple(block_from_dict(block) for block in row["blocks"]),
-        warnings=tuple(row["warnings"]),
-        char_start=int(row["char_start"]),
-        char_end=int(row["char_end"]),
-        line_start=int(row["line_start"]),
-    )
-
-
 def chunk_from_dict(row: dict[str, Any]) -> ChunkRecord:
     """The record a stored row (`to_dict`'s dict, read back from Parquet) stands for.
 

@@ -36,7 +36,7 @@ import os
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Generic, Iterator, Mapping, Sequence, TypeVar
+from typing import Callable, Generic, Iterator, Sequence, TypeVar
 
 from dagster import ConfigurableResource
 from pydantic import Field
@@ -49,7 +49,6 @@ from pocket_assets.core.memory import return_freed_memory
 
 Output = TypeVar("Output")
 Made = TypeVar("Made")
-Completed = TypeVar("Completed")
 Build = Callable[[str], Output]
 
 WORKERS_ENV = "POCKET_ASSETS_WORKERS"
@@ -144,49 +143,26 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
         _BUILD = _IDLE = None
 
 
-class CompletedInBatches(Generic[Made, Completed]):
-    """`made(key)` for the keys in the order given, completed a batch at a time: `complete` takes the
-    outputs of several PDFs at once (one Great Expectations validation for many PDFs) and returns a
-    function that waits for their completed outputs. The next batch is made and handed to `complete`
-    before this one's outputs are waited for, so another process can judge one batch while this
-    one makes the next: two batches are held at a time. A batch closes at `batch_weight` (the sum of
-    `weight` of its outputs), so it holds a bounded number of rows. A PDF whose `made` raised is left
-    out of its batch and raises at its turn; an error of `complete` is no PDF's and propagates."""
+class MadeInBatches(Generic[Made]):
+    """`made(key)` for every key of a batch at once, at the first of them asked for; each key's output handed
+    back (or its error raised) at its own turn. The batches are known beforehand (another process judges
+    them meanwhile): so this process judges a batch in one go, then waits for that process's verdicts
+    once, and holds a batch's outputs at a time. A key in no batch is made alone, at its turn."""
 
-    def __init__(
-        self,
-        made: Callable[[str], Made],
-        keys: Sequence[str],
-        complete: Callable[[Mapping[str, Made]], Callable[[], Mapping[str, Completed]]],
-        weight: Callable[[Made], int],
-        batch_weight: int,
-    ) -> None:
-        self._made, self._complete, self._weight, self._batch_weight = made, complete, weight, batch_weight
-        self._pending = deque(keys)
+    def __init__(self, made: Callable[[str], Made], batches: Sequence[Sequence[str]]) -> None:
+        self._made = made
+        self._batch_of = {key: batch for batch in batches for key in batch}
         self._ready: dict[str, Build] = {}
-        self._in_flight: Callable[[], Mapping[str, Completed]] | None = None
 
-    def __call__(self, key: str) -> Completed:
-        while key not in self._ready:
-            if self._in_flight is None and not self._pending:
-                raise KeyError(f"{key}: not among the keys to complete, or taken already")
-            in_flight = self._in_flight or self._next_batch()
-            self._in_flight = self._next_batch() if self._pending else None
-            self._ready.update((done, _returner(output)) for done, output in in_flight().items())
+    def __call__(self, key: str) -> Made:
+        if key not in self._ready:
+            for one in self._batch_of.get(key, (key,)):
+                self._batch_of.pop(one, None)
+                try:
+                    self._ready[one] = _returner(self._made(one))
+                except Exception as error:  # about this PDF or not, it is raised at its turn, as in the serial loop
+                    self._ready[one] = _raiser(error)
         return self._ready.pop(key)(key)
-
-    def _next_batch(self) -> Callable[[], Mapping[str, Completed]]:
-        batch: dict[str, Made] = {}
-        weight = 0
-        while self._pending and weight < self._batch_weight:
-            key = self._pending.popleft()
-            try:
-                batch[key] = self._made(key)
-            except Exception as error:  # about this PDF or not, it is raised at its turn, as in the serial loop
-                self._ready[key] = _raiser(error)
-                continue
-            weight += self._weight(batch[key])
-        return self._complete(batch) if batch else lambda: {}
 
 
 def _new_pool(workers: int) -> ProcessPoolExecutor:

@@ -15,7 +15,8 @@ from pocket_assets.core.quality.validation import PARTITION_GATES
 from pocket_assets_tests.defs.conftest import materialize_corpus, partition_states
 from pocket_assets_tests.pdf_factory import small_corpus
 from pocket_assets.runstate.pdf_notes import EXPORT
-from pocket_assets.runstate.stages import CHILDREN, VALIDATED_CHUNKS
+from pocket_assets.runstate.stages import CHILDREN, CHUNK_STAGES, VALIDATED_CHUNKS
+from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionManifest, PartitionStore
 
 GATED = ["validated_chunks", "android_export"]
 
@@ -102,11 +103,11 @@ def test_a_pdf_whose_upstream_failed_is_not_counted_as_judged(instance: DagsterI
         assert checks[gate]["pdfs_judged_in_this_run"].value == 2 == checks[gate]["pdfs_judged"].value, gate
 
 
-def test_batches_judged_while_the_next_is_made_give_the_verdicts_of_one_batch(
+def test_batches_sent_upfront_give_the_verdicts_of_one_batch(
     instance: DagsterInstance, built: CorpusPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One PDF a batch: the second batch is sent before the first one's verdicts are read (`CompletedInBatches`),
-    and each PDF, longer than a batch, is held as its verdict only and its chunks read again when written;
+    """One PDF a batch: every batch is sent before the first PDF is judged (`_sent_suites`), and each PDF,
+    longer than a batch, is held as its verdict only and its chunks read again when written;
     the checks, manifests and files are those of both PDFs in one batch, the broken PDF failing alone."""
     store = built.store()
     _break_children(built, "fr/reglement.pdf", lambda c: dataclasses.replace(c, tokens=900))
@@ -124,3 +125,22 @@ def test_batches_judged_while_the_next_is_made_give_the_verdicts_of_one_batch(
     success, checks, manifests, _ = one_batch
     assert not success and "fr/reglement.pdf" in checks["expectations"] and "intl/rules.pdf" not in checks["expectations"]
     assert [status for status, _, _ in manifests] == ["failed", "ok"]
+
+
+def test_suite_batches_close_at_the_batch_chunks_and_leave_out_pdfs_whose_chunks_are_not_good(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sent before any PDF is judged, the batches come from the manifests: each PDF's rows over its chunk
+    stages, a batch closed once it holds `SUITE_BATCH_CHUNKS`; a PDF with a stage not good is skipped later."""
+    store = PartitionStore(tmp_path)
+    rows = {"fr/a.pdf": 3, "fr/b.pdf": 1, "fr/c.pdf": 2, "fr/d.pdf": 5, "fr/e.pdf": 1}
+    for key, count in rows.items():
+        for stage in CHUNK_STAGES:
+            status = STATUS_FAILED if key == "fr/c.pdf" and stage is CHILDREN else STATUS_OK
+            store.write_manifest(PartitionManifest(asset=stage.name, partition_key=key, status=status, rows=count))
+    keys = [*rows, "fr/never-built.pdf"]
+    monkeypatch.setattr(quality, "SUITE_BATCH_CHUNKS", 12)  # each PDF: its rows in each of the 3 chunk stages
+    assert quality._suite_batches(store, keys) == [["fr/a.pdf", "fr/b.pdf"], ["fr/d.pdf"], ["fr/e.pdf"]]
+    monkeypatch.setattr(quality, "SUITE_BATCH_CHUNKS", 100)
+    assert quality._suite_batches(store, keys) == [["fr/a.pdf", "fr/b.pdf", "fr/d.pdf", "fr/e.pdf"]]
+    assert quality._suite_batches(store, ["fr/c.pdf"]) == []

@@ -11,7 +11,7 @@ import pytest
 
 from pocket_assets.core.errors import PdfError
 from pocket_assets.defs.pdf_workers import (
-    CompletedInBatches,
+    MadeInBatches,
     WorkerDied,
     build_in_workers,
     default_workers,
@@ -74,41 +74,21 @@ def test_one_worker_builds_in_the_calling_process() -> None:
     assert results == [(key, os.getpid()) for key in KEYS[:3]]
 
 
-def test_completed_in_batches_of_bounded_weight_and_a_failed_pdf_raises_at_its_turn() -> None:
-    events: list[str] = []
+def test_made_in_batches_at_the_first_key_asked_and_a_failed_pdf_raises_at_its_turn() -> None:
+    made_keys: list[str] = []
 
     def made(key: str) -> int:
-        if key == "fr/03.pdf":
+        made_keys.append(key)
+        if key == "fr/01.pdf":
             raise PdfError(key, "unreadable")
         return int(key[3:5])
 
-    def complete(outputs):
-        batch = "+".join(key[3:5] for key in outputs)
-        events.append(f"sent {batch}")
-
-        def completed():
-            events.append(f"waited {batch}")
-            return {key: value * 10 for key, value in outputs.items()}
-
-        return completed
-
-    completed = CompletedInBatches(made, KEYS, complete, weight=lambda value: 1, batch_weight=3)
-    results = {}
-    for key in KEYS:
-        results[key] = _outcome(completed, key)
-        events.append(f"took {key[3:5]}")
-    assert isinstance(results.pop("fr/03.pdf"), PdfError)
-    assert results == {key: int(key[3:5]) * 10 for key in results}
-    assert events == [
-        "sent 00+01+02",
-        "sent 04+05+06",  # the next batch is made and sent before the first one's verdicts are waited for
-        "waited 00+01+02",
-        *(f"took 0{index}" for index in range(4)),
-        "waited 04+05+06",
-        *(f"took 0{index}" for index in range(4, 7)),
-    ]
-    with pytest.raises(KeyError, match="fr/09.pdf"):
-        completed("fr/09.pdf")
+    judged = MadeInBatches(made, [KEYS[:3], KEYS[3:5]])
+    assert judged(KEYS[0]) == 0 and made_keys == KEYS[:3]  # the whole batch, at its first key
+    assert isinstance(_outcome(judged, KEYS[1]), PdfError)
+    assert judged(KEYS[2]) == 2 and made_keys == KEYS[:3]
+    assert judged(KEYS[6]) == 6 and made_keys == [*KEYS[:3], KEYS[6]]  # in no batch: made alone
+    assert [judged(key) for key in KEYS[3:5]] == [3, 4] and made_keys == [*KEYS[:3], KEYS[6], *KEYS[3:5]]
 
 
 def test_the_worker_count_comes_from_the_environment_or_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     import pyarrow
     from great_expectations.core import ExpectationSuite
 
-# Rows per frame of a long PDF: about what one batch of small PDFs holds (`SUITE_BATCH_CHUNKS` of the step).
+# Rows per frame of a long PDF: half what one batch of small PDFs holds (`SUITE_BATCH_CHUNKS` of the step).
 SLICE_ROWS = 2000
 # The frame columns whose size grows with a chunk's text (the others are ids, names and numbers).
 LONG_COLUMNS: frozenset[str] = frozenset({"text"})

@@ -12,8 +12,8 @@ A long build starts it later (`starts_early`): its `table_summaries` step starts
 its workers are gone, so that the import runs on the core the run leaves idle then, not
 beside the workers (memory). The caller may send a request before the answer to the
 previous one is read (`submit_partition_suite`: a thread of the client sends requests
-and reads answers in order), so the build prepares its next batch while this process
-judges one.
+and reads answers in order), so the build sends every batch at once and judges its PDFs
+while this process judges the batches.
 
 Why not `multiprocessing`'s forkserver with GE preloaded: every process it forks first
 re-imports the parent's `__main__` (`spawn.prepare`); under a Dagster run worker that is
@@ -78,7 +78,7 @@ class ExpectationsProcess:
     def submit_partition_suite(
         self, files_by_key: Mapping[str, Sequence[Path]], parent_tokens: int, max_tokens: int
     ) -> Future[dict[str, tuple[GateResult, ...]]]:
-        """`partition_suite`, returning at once: the caller prepares its next batch meanwhile."""
+        """`partition_suite`, returning at once: the caller judges its PDFs meanwhile."""
         files = {key: [str(path) for path in paths] for key, paths in files_by_key.items()}
         return self._sender.submit(self._ask, "partition_suite", files, parent_tokens, max_tokens)
 

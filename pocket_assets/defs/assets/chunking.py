@@ -19,7 +19,6 @@ from pocket_assets.core.records import (
     PageRecord,
     PdfIdentity,
     chunk_place_from_dict,
-    page_from_dict,
     pdf_identity_from_dict,
     to_dict,
 )
@@ -38,13 +37,14 @@ from pocket_assets.defs.resources import (
     TokenizerResource,
     stage_settings,
 )
-from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, SOURCE, TABLE_SUMMARIES, Stage
+from pocket_assets.runstate.page_records import read_pages
+from pocket_assets.runstate.stages import CHILDREN, PARENTS, SOURCE, TABLE_SUMMARIES, Stage
 from pocket_assets.runstate.storage import PartitionStore
 
 
 def _load_document(store: PartitionStore, key: str) -> tuple[PdfIdentity, tuple[PageRecord, ...]]:
     identity = pdf_identity_from_dict(store.read(SOURCE, key)[0])
-    return identity, tuple(page_from_dict(row) for row in store.read(PAGES, key))
+    return identity, read_pages(store, key)
 
 
 def _chunk_output(
