@@ -39,6 +39,16 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, o
         return _build(instance, cli_paths(raw_dir, output_dir), pdfs, select)
 
 
+def register_partitions(raw_dir: str | None, output_dir: str | None) -> list[str]:
+    """The folder's PDFs as partitions of the instance, as a build registers them (and the partitions
+    of vanished files removed), without building: what `pocket-assets ui` does before the UI starts."""
+    paths = cli_paths(raw_dir, output_dir)
+    with open_instance() as instance:
+        keys = sync_partitions(instance, paths)
+    print(f"{len(keys)} PDF(s) of {paths.raw_path} registered as partitions (DAGSTER_HOME={instance.root_directory})")
+    return keys
+
+
 def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str]) -> int:
     scan = paths.scan()
     keys = sync_partitions(instance, paths)

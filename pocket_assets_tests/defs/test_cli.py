@@ -91,3 +91,38 @@ def test_console_script_exits_with_the_build_code_after_writing_everything(tmp_p
     assert not list(out.rglob("*.tmp*")), "no temporary file left behind"
     leftover = subprocess.run(["pgrep", "-f", f"expectations_process {expectations}"], capture_output=True, check=False)
     assert leftover.returncode == 1, "no expectations process outlives the command"
+
+
+def test_ui_command_registers_the_pdfs_then_starts_dagster_dev_with_the_folders_and_its_own_arguments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The UI offers the folder's PDFs as partitions before any build; `dagster dev` gets the folders
+    through the environment its code location reads, and the arguments `pocket-assets` does not know."""
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    started: list[tuple[str, list[str], dict[str, str]]] = []
+
+    def execve(path: str, argv: list[str], environment: dict[str, str]) -> None:
+        started.append((str(path), argv, environment))
+        raise SystemExit(0)  # os.execve never returns
+
+    monkeypatch.setattr(os, "execve", execve)
+    with pytest.raises(SystemExit):
+        main(["ui", "--raw-dir", str(raw), "--output-dir", str(tmp_path / "out"), "-p", "3001"])
+
+    [(path, argv, environment)] = started
+    assert Path(path).name == "dagster" and argv[1:] == ["dev", "-w", "workspace.yaml", "-p", "3001"]
+    assert environment["POCKET_ASSETS_RAW_DIR"] == str(raw.resolve())
+    assert environment["POCKET_ASSETS_OUTPUT_DIR"] == str((tmp_path / "out").resolve())
+    assert environment["DAGSTER_HOME"] == str(tmp_path / "dagster_home")
+    assert "2 PDF(s) of" in capsys.readouterr().out
+    with DagsterInstance.from_ref(DagsterInstance.get().get_ref()) as instance:
+        assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf", "intl/rules.pdf"]
+        assert not instance.get_run_records(), "registered, not built"
+
+
+def test_arguments_other_commands_do_not_know_are_still_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["stale", "-p", "3001"])
+    assert exit_info.value.code == 2 and "unrecognized arguments: -p 3001" in capsys.readouterr().err
