@@ -12,7 +12,7 @@ from pocket_assets.core.pdf import RawFolderScan, printable_name
 from pocket_assets.defs.build import build_definitions
 from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import build_corpus_job
-from pocket_assets.defs.partition_ranges import contiguous_ranges, range_tags
+from pocket_assets.defs.partition_ranges import contiguous_ranges, range_run_tags
 from pocket_assets.defs.partition_sync import sync_partitions
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths, default_paths
@@ -66,17 +66,17 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
     runs_ok = True
     run_ids: set[str] = set()
     for start, end in contiguous_ranges(ordered, wanted):
+        run_keys = ordered[ordered.index(start) : ordered.index(end) + 1]
         result = job.execute_in_process(
             instance=instance,
-            tags=range_tags(start, end),
+            tags=range_run_tags(run_keys),
             run_config=CONSOLE_INFO,
             asset_selection=selection,
             raise_on_error=False,
         )
         runs_ok = runs_ok and result.success
         run_ids.add(result.run_id)
-        count = ordered.index(end) - ordered.index(start) + 1
-        what = start if count == 1 else f"{count} PDFs, {start} .. {end}"
+        what = start if len(run_keys) == 1 else f"{len(run_keys)} PDFs, {start} .. {end}"
         print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {what}")
     store = ManifestsReadOnce(paths.store().root)
     summaries = [summarize_pdf(store, key, run_ids) for key in wanted]

@@ -36,6 +36,28 @@ def range_tags(start: str, end: str) -> dict[str, str]:
     return {ASSET_PARTITION_RANGE_START_TAG: start, ASSET_PARTITION_RANGE_END_TAG: end}
 
 
+# The runs list and the run page show a run's own tags but hide Dagster's (`dagster/...`) except the
+# partition's: a range run named no PDF there. This tag names them, short enough to read in a row.
+PDFS_TAG = "pocket_assets/pdfs"
+KEY_SHOWN_MAX = 40
+
+
+def range_run_tags(keys: Sequence[str]) -> dict[str, str]:
+    """The tags of a run over these contiguous PDFs: Dagster's range (which makes it a single-run
+    backfill), and PDFS_TAG: the PDF, or how many and the first and last (long keys elided)."""
+    first, last = _shown(keys[0]), _shown(keys[-1])
+    pdfs = first if len(keys) == 1 else f"{len(keys)} PDFs: {first} .. {last}"
+    return {**range_tags(keys[0], keys[-1]), PDFS_TAG: pdfs}
+
+
+def _shown(key: str) -> str:
+    """The key, or its start and end around an ellipsis: the corpus folder and the file name stay readable."""
+    if len(key) <= KEY_SHOWN_MAX:
+        return key
+    head = KEY_SHOWN_MAX // 2 - 1
+    return f"{key[:head]}…{key[-(KEY_SHOWN_MAX - head - 1):]}"
+
+
 def run_requests_for(ordered_keys: Sequence[str], selected: dict[str, str]) -> list[RunRequest]:
     """One request per contiguous range; `selected` maps key -> sha256 so run keys change with content."""
     requests = []
@@ -45,6 +67,6 @@ def run_requests_for(ordered_keys: Sequence[str], selected: dict[str, str]) -> l
         if start == end:
             requests.append(RunRequest(partition_key=start, run_key=f"{start}@{selected[start]}"))
         else:
-            requests.append(RunRequest(run_key=f"{start}..{end}@{fingerprint}", tags=range_tags(start, end)))
+            requests.append(RunRequest(run_key=f"{start}..{end}@{fingerprint}", tags=range_run_tags(keys)))
     return requests
 

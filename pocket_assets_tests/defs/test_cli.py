@@ -10,6 +10,7 @@ from dagster import DagsterInstance
 from pocket_assets.cli import main, preload_for_build
 from pocket_assets.core.quality import expectations_process
 from pocket_assets.core.quality.expectations_process import EARLY_START_MAX_PDFS
+from pocket_assets.defs.partition_ranges import KEY_SHOWN_MAX, PDFS_TAG, range_run_tags
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets_tests.pdf_factory import random_bytes_pdf, small_corpus
 
@@ -28,7 +29,8 @@ def test_build_command_builds_reports_and_fails_on_a_broken_pdf(
     assert "2 PDFs, 0 failed" in printed and "chunks_mode_b_fr.json" in printed
     with DagsterInstance.from_ref(DagsterInstance.get().get_ref()) as instance:
         assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf", "intl/rules.pdf"]
-        assert len(instance.get_run_records()) == 1, "all PDFs in one run"
+        [run] = [record.dagster_run for record in instance.get_run_records()]
+        assert run.tags[PDFS_TAG] == "2 PDFs: fr/reglement.pdf .. intl/rules.pdf", "all PDFs in one run, named"
 
     random_bytes_pdf(raw / "fr" / "zz-broken.pdf")
     (raw / "intl" / "rules.pdf").unlink()
@@ -39,6 +41,8 @@ def test_build_command_builds_reports_and_fails_on_a_broken_pdf(
     assert "ERROR" in captured.err and "Traceback (most recent call last)" in captured.err, "the traceback is shown"
     assert "removed partition intl/rules.pdf" in printed
     assert "fr/zz-broken.pdf: FAILED (raw_pdf last failed: zz-broken.pdf: not a PDF" in printed
+    with DagsterInstance.from_ref(DagsterInstance.get().get_ref()) as instance:
+        assert instance.get_run_records(limit=1)[0].dagster_run.tags[PDFS_TAG] == "fr/zz-broken.pdf"
 
 
 def test_a_tokenizer_that_does_not_load_fails_in_the_run_not_before_it(
@@ -126,3 +130,10 @@ def test_arguments_other_commands_do_not_know_are_still_refused(capsys: pytest.C
     with pytest.raises(SystemExit) as exit_info:
         main(["stale", "-p", "3001"])
     assert exit_info.value.code == 2 and "unrecognized arguments: -p 3001" in capsys.readouterr().err
+
+
+def test_a_run_names_long_pdf_keys_elided_keeping_the_corpus_and_the_file_name() -> None:
+    long_key = "fr/" + "rapport annuel " * 6 + "2025.pdf"
+    shown = range_run_tags(["fr/a.pdf", long_key])[PDFS_TAG]
+    assert shown.startswith("2 PDFs: fr/a.pdf .. fr/rapport annuel") and shown.endswith("annuel 2025.pdf")
+    assert len(shown.split(" .. ")[1]) == KEY_SHOWN_MAX and "…" in shown
