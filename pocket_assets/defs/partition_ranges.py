@@ -36,18 +36,22 @@ def range_tags(start: str, end: str) -> dict[str, str]:
     return {ASSET_PARTITION_RANGE_START_TAG: start, ASSET_PARTITION_RANGE_END_TAG: end}
 
 
-# The runs list and the run page show a run's own tags but hide Dagster's (`dagster/...`) except the
-# partition's: a range run named no PDF there. This tag names them, short enough to read in a row.
+# The runs list shows a run's own tags but hides Dagster's range tags (seen in a browser, Dagster 1.13):
+# a range run named no PDF there. This tag names its PDFs, short enough to read in a row.
 PDFS_TAG = "pocket_assets/pdfs"
 KEY_SHOWN_MAX = 40
 
 
 def range_run_tags(keys: Sequence[str]) -> dict[str, str]:
     """The tags of a run over these contiguous PDFs: Dagster's range (which makes it a single-run
-    backfill), and PDFS_TAG: the PDF, or how many and the first and last (long keys elided)."""
+    backfill), and `pdfs_tag`."""
+    return {**range_tags(keys[0], keys[-1]), **pdfs_tag(keys)}
+
+
+def pdfs_tag(keys: Sequence[str]) -> dict[str, str]:
+    """PDFS_TAG: the PDF, or how many and the first and last (long keys elided)."""
     first, last = _shown(keys[0]), _shown(keys[-1])
-    pdfs = first if len(keys) == 1 else f"{len(keys)} PDFs: {first} .. {last}"
-    return {**range_tags(keys[0], keys[-1]), PDFS_TAG: pdfs}
+    return {PDFS_TAG: first if len(keys) == 1 else f"{len(keys)} PDFs: {first} .. {last}"}
 
 
 def _shown(key: str) -> str:
@@ -65,7 +69,7 @@ def run_requests_for(ordered_keys: Sequence[str], selected: dict[str, str]) -> l
         keys = ordered_keys[ordered_keys.index(start) : ordered_keys.index(end) + 1]
         fingerprint = hashlib.sha256("\n".join(f"{key}@{selected[key]}" for key in keys).encode()).hexdigest()[:16]
         if start == end:
-            requests.append(RunRequest(partition_key=start, run_key=f"{start}@{selected[start]}"))
+            requests.append(RunRequest(partition_key=start, run_key=f"{start}@{selected[start]}", tags=pdfs_tag(keys)))
         else:
             requests.append(RunRequest(run_key=f"{start}..{end}@{fingerprint}", tags=range_run_tags(keys)))
     return requests

@@ -48,6 +48,7 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
     changed = _tick(instance, paths, quiet.cursor)
     assert [request.partition_key for request in changed.run_requests] == ["fr/b.pdf"]
     assert changed.run_requests[0].run_key.startswith("fr/b.pdf@")
+    assert changed.run_requests[0].tags[PDFS_TAG] == "fr/b.pdf"
     assert changed.dynamic_partitions_requests == []
 
     store = paths.store()
