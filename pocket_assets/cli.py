@@ -3,7 +3,7 @@
 pocket-assets build [--pdf PATH ...] [--select ASSET ...]   register PDFs as partitions, build them
 pocket-assets build --stale                                  rebuild only the stale PDFs (one run after a chunker bump)
 pocket-assets stale                                          list the stale PDFs and why
-pocket-assets ui [--raw-dir D] [DAGSTER DEV ARGS ...]        register the PDFs as partitions, open the Dagster UI on the same instance
+pocket-assets ui [-p 3001 ...]                               register the PDFs as partitions, open the Dagster UI (same instance)
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     stale.add_argument("--raw-dir", help="PDF folder (default data/raw or $POCKET_ASSETS_RAW_DIR)")
     stale.add_argument("--output-dir", help="output folder (default data/processed or $POCKET_ASSETS_OUTPUT_DIR)")
     ui = commands.add_parser(
-        "ui", help="register the PDFs as partitions, then start `dagster dev` (further arguments are its own, e.g. -p 3001)"
+        "ui",
+        help="register the PDFs as partitions, then start `dagster dev` on the same Dagster instance as `build`",
+        epilog="Further arguments go to `dagster dev`, e.g. `pocket-assets ui -p 3001` (another port).",
     )
     ui.add_argument("--raw-dir", help="PDF folder (default data/raw or $POCKET_ASSETS_RAW_DIR)")
     ui.add_argument("--output-dir", help="output folder (default data/processed or $POCKET_ASSETS_OUTPUT_DIR)")
