@@ -159,11 +159,16 @@ def print_summary(
 
 
 def cli_paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
+    """The environment's paths and settings, as the code location `dagster dev` loads reads them (the
+    corpora too: a partition of a corpus the command did not know would be removed with its stages),
+    with the folders the command line names."""
     defaults = default_paths()
     return CorpusPaths(
         raw_dir=raw_dir or defaults.raw_dir,
         output_dir=output_dir or defaults.output_dir,
         expectations_dir=defaults.expectations_dir,
+        corpora=defaults.corpora,
+        export_strict=defaults.export_strict,
     )
 
 

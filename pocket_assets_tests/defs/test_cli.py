@@ -10,9 +10,10 @@ from dagster import DagsterInstance
 from pocket_assets.cli import main, preload_for_build
 from pocket_assets.core.quality import expectations_process
 from pocket_assets.core.quality.expectations_process import EARLY_START_MAX_PDFS
+from pocket_assets.defs.cli_build import cli_paths
 from pocket_assets.defs.partition_ranges import KEY_SHOWN_MAX, PDFS_TAG, range_run_tags
 from pocket_assets.defs.partitions import pdf_partitions
-from pocket_assets_tests.pdf_factory import random_bytes_pdf, small_corpus
+from pocket_assets_tests.pdf_factory import random_bytes_pdf, small_corpus, text_pdf
 
 
 def test_build_command_builds_reports_and_fails_on_a_broken_pdf(
@@ -137,3 +138,22 @@ def test_a_run_names_long_pdf_keys_elided_keeping_the_corpus_and_the_file_name()
     shown = range_run_tags(["fr/a.pdf", long_key])[PDFS_TAG]
     assert shown.startswith("2 PDFs: fr/a.pdf .. fr/rapport annuel") and shown.endswith("annuel 2025.pdf")
     assert len(shown.split(" .. ")[1]) == KEY_SHOWN_MAX and "…" in shown
+
+
+def test_the_commands_know_the_corpora_of_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Like the code location: a `de` PDF the sensor registered must not be removed (stages and all) by `ui` or `build`."""
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    monkeypatch.setenv("POCKET_ASSETS_CORPORA", "fr,intl,de")
+    monkeypatch.setenv("POCKET_ASSETS_EXPORT_STRICT", "1")
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    text_pdf(raw / "de" / "regeln.pdf", ["Erste Regel."])
+    paths = cli_paths(str(raw), None)
+    assert paths.corpus_names == ("fr", "intl", "de") and paths.export_strict
+    monkeypatch.setattr(os, "execve", lambda *_: (_ for _ in ()).throw(SystemExit(0)))
+    with pytest.raises(SystemExit):
+        main(["ui", "--raw-dir", str(raw)])
+    with DagsterInstance.from_ref(DagsterInstance.get().get_ref()) as instance:
+        assert "de/regeln.pdf" in instance.get_dynamic_partitions(pdf_partitions.name)
