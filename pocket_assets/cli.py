@@ -3,7 +3,7 @@
 pocket-assets build [--pdf PATH ...] [--select ASSET ...]   register PDFs as partitions, build them
 pocket-assets build --stale                                  rebuild only the stale PDFs (one run after a chunker bump)
 pocket-assets stale                                          list the stale PDFs and why
-pocket-assets ui                                             open the Dagster UI on the same instance
+pocket-assets ui [-p 3001 ...]                               register the PDFs as partitions, open the Dagster UI (same instance)
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 # Runs this process and the `dagster dev` it starts create plan one materialization per asset, not one
@@ -36,12 +36,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     stale = commands.add_parser("stale", help="list the PDFs whose outputs are missing or stale, with the reason")
     stale.add_argument("--raw-dir", help="PDF folder (default data/raw or $POCKET_ASSETS_RAW_DIR)")
     stale.add_argument("--output-dir", help="output folder (default data/processed or $POCKET_ASSETS_OUTPUT_DIR)")
-    commands.add_parser("ui", help="start `dagster dev` on the same Dagster instance as `build`")
-    args = parser.parse_args(argv)
+    ui = commands.add_parser(
+        "ui",
+        help="register the PDFs as partitions, then start `dagster dev` on the same Dagster instance as `build`",
+        epilog="Further arguments go to `dagster dev`, e.g. `pocket-assets ui -p 3001` (another port).",
+    )
+    ui.add_argument("--raw-dir", help="PDF folder (default data/raw or $POCKET_ASSETS_RAW_DIR)")
+    ui.add_argument("--output-dir", help="output folder (default data/processed or $POCKET_ASSETS_OUTPUT_DIR)")
+    args, dagster_args = parser.parse_known_args(argv)
+    if dagster_args and args.command != "ui":
+        parser.error(f"unrecognized arguments: {' '.join(dagster_args)}")
     _ensure_dagster_home()
     if args.command == "ui":
-        dagster = Path(sys.executable).with_name("dagster")  # the venv's, even when it is not activated
-        os.execv(dagster, [str(dagster), "dev", "-w", "workspace.yaml"])
+        start_ui(args.raw_dir, args.output_dir, dagster_args)
     if args.command == "stale" or args.stale:
         from pocket_assets.defs.cli_stale import build_stale, list_stale  # Dagster imports only when needed
 
@@ -85,6 +92,22 @@ def _pdfs_under(raw_dir: str | None) -> int:
     from pocket_assets.core.raw_folder import count_pdf_files, raw_dir_from
 
     return count_pdf_files(Path(raw_dir) if raw_dir else raw_dir_from(os.environ, Path.cwd()))
+
+
+def start_ui(raw_dir: str | None, output_dir: str | None, dagster_args: Sequence[str]) -> NoReturn:
+    """`dagster dev` on this instance, with the folder's PDFs registered first: the UI then offers
+    them as partitions at once, before any build or sensor tick. The folders reach the code location
+    `dagster dev` loads through the environment variables its resources read."""
+    from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, RAW_DIR_ENV
+    from pocket_assets.defs.cli_build import register_partitions  # Dagster imports only when needed
+
+    register_partitions(raw_dir, output_dir)
+    environment = dict(os.environ)
+    for name, folder in ((RAW_DIR_ENV, raw_dir), (OUTPUT_DIR_ENV, output_dir)):
+        if folder:
+            environment[name] = str(Path(folder).resolve())
+    dagster = Path(sys.executable).with_name("dagster")  # the venv's, even when it is not activated
+    os.execve(dagster, [str(dagster), "dev", "-w", "workspace.yaml", *dagster_args], environment)
 
 
 def _ensure_dagster_home() -> None:

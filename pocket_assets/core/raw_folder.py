@@ -10,10 +10,14 @@ import os
 from pathlib import Path
 from typing import Iterator, Mapping
 
+# The folders' environment variables: the code location `dagster dev` loads reads them (`defs/resources.py`).
+RAW_DIR_ENV = "POCKET_ASSETS_RAW_DIR"
+OUTPUT_DIR_ENV = "POCKET_ASSETS_OUTPUT_DIR"
+
 
 def raw_dir_from(environ: Mapping[str, str], root: Path) -> Path:
     """`POCKET_ASSETS_RAW_DIR`, else `data/raw` under the project root."""
-    return Path(environ.get("POCKET_ASSETS_RAW_DIR", str(root / "data" / "raw")))
+    return Path(environ.get(RAW_DIR_ENV, str(root / "data" / "raw")))
 
 
 def pdf_files(raw_dir: Path) -> Iterator[Path]:

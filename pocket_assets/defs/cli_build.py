@@ -12,7 +12,7 @@ from pocket_assets.core.pdf import RawFolderScan, printable_name
 from pocket_assets.defs.build import build_definitions
 from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import build_corpus_job
-from pocket_assets.defs.partition_ranges import contiguous_ranges, range_tags
+from pocket_assets.defs.partition_ranges import contiguous_ranges, range_run_tags
 from pocket_assets.defs.partition_sync import sync_partitions
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths, default_paths
@@ -39,6 +39,16 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, o
         return _build(instance, cli_paths(raw_dir, output_dir), pdfs, select)
 
 
+def register_partitions(raw_dir: str | None, output_dir: str | None) -> list[str]:
+    """The folder's PDFs as partitions of the instance, as a build registers them (and the partitions
+    of vanished files removed), without building: what `pocket-assets ui` does before the UI starts."""
+    paths = cli_paths(raw_dir, output_dir)
+    with open_instance() as instance:
+        keys = sync_partitions(instance, paths)
+    print(f"{len(keys)} PDF(s) of {paths.raw_path} registered as partitions (DAGSTER_HOME={instance.root_directory})")
+    return keys
+
+
 def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str]) -> int:
     scan = paths.scan()
     keys = sync_partitions(instance, paths)
@@ -56,17 +66,17 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
     runs_ok = True
     run_ids: set[str] = set()
     for start, end in contiguous_ranges(ordered, wanted):
+        run_keys = ordered[ordered.index(start) : ordered.index(end) + 1]
         result = job.execute_in_process(
             instance=instance,
-            tags=range_tags(start, end),
+            tags=range_run_tags(run_keys),
             run_config=CONSOLE_INFO,
             asset_selection=selection,
             raise_on_error=False,
         )
         runs_ok = runs_ok and result.success
         run_ids.add(result.run_id)
-        count = ordered.index(end) - ordered.index(start) + 1
-        what = start if count == 1 else f"{count} PDFs, {start} .. {end}"
+        what = start if len(run_keys) == 1 else f"{len(run_keys)} PDFs, {start} .. {end}"
         print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {what}")
     store = ManifestsReadOnce(paths.store().root)
     summaries = [summarize_pdf(store, key, run_ids) for key in wanted]
@@ -149,11 +159,16 @@ def print_summary(
 
 
 def cli_paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
+    """The environment's paths and settings, as the code location `dagster dev` loads reads them (the
+    corpora too: a partition of a corpus the command did not know would be removed with its stages),
+    with the folders the command line names."""
     defaults = default_paths()
     return CorpusPaths(
         raw_dir=raw_dir or defaults.raw_dir,
         output_dir=output_dir or defaults.output_dir,
         expectations_dir=defaults.expectations_dir,
+        corpora=defaults.corpora,
+        export_strict=defaults.export_strict,
     )
 
 

@@ -19,7 +19,7 @@ from pydantic import Field
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
 from pocket_assets.core.pdf import RawFolderScan, scan_raw_folder
-from pocket_assets.core.raw_folder import raw_dir_from
+from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, raw_dir_from
 from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
 from pocket_assets.core.records import CORPORA, parse_corpora
 from pocket_assets.runstate.storage import PartitionStore
@@ -148,7 +148,7 @@ def default_paths(project_root: Path | None = None) -> CorpusPaths:
     root = project_root or Path.cwd()
     return CorpusPaths(
         raw_dir=str(raw_dir_from(os.environ, root)),
-        output_dir=os.environ.get("POCKET_ASSETS_OUTPUT_DIR", str(root / "data" / "processed")),
+        output_dir=os.environ.get(OUTPUT_DIR_ENV, str(root / "data" / "processed")),
         expectations_dir=str(expectations_dir_from(os.environ, root)),
         corpora=os.environ.get("POCKET_ASSETS_CORPORA", ",".join(CORPORA)),
         export_strict=os.environ.get("POCKET_ASSETS_EXPORT_STRICT", "").strip().lower() in TRUE_WORDS,

@@ -6,7 +6,7 @@ from dagster import DagsterInstance, SensorResult, build_sensor_context
 
 from pocket_assets.core.records import PdfIdentity, to_dict
 from pocket_assets.runstate.storage import PartitionManifest
-from pocket_assets.defs.partition_ranges import range_tags
+from pocket_assets.defs.partition_ranges import PDFS_TAG, range_tags
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.sensors import raw_pdf_sensor
@@ -39,6 +39,7 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf", "intl/c.pdf"]
     assert len(first.run_requests) == 1, "PDFs found together are built in one run"
     assert first.run_requests[0].tags == {**first.run_requests[0].tags, **range_tags("fr/a.pdf", "intl/c.pdf")}
+    assert first.run_requests[0].tags[PDFS_TAG] == "3 PDFs: fr/a.pdf .. intl/c.pdf", "the runs list names them"
 
     quiet = _tick(instance, paths, first.cursor)
     assert quiet.run_requests == [] and quiet.dynamic_partitions_requests == []
@@ -47,6 +48,7 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
     changed = _tick(instance, paths, quiet.cursor)
     assert [request.partition_key for request in changed.run_requests] == ["fr/b.pdf"]
     assert changed.run_requests[0].run_key.startswith("fr/b.pdf@")
+    assert changed.run_requests[0].tags[PDFS_TAG] == "fr/b.pdf"
     assert changed.dynamic_partitions_requests == []
 
     store = paths.store()
