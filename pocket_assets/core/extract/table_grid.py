@@ -14,10 +14,11 @@ import itertools
 from array import array
 from collections.abc import Callable
 
-from pocket_assets.core.extract.table_edges import SNAP, Box, Edge
+from pocket_assets.core.extract.table_edges import MIN_LENGTH, SNAP, Box, Edge
 
-TOLERANCE = 3.0  # find_tables' join and intersection tolerances (its snap tolerance is table_edges.SNAP)
-MIN_LENGTH = 3.0  # edge_min_length, applied after joining
+# find_tables' join and intersection tolerances (its snap tolerance and edge_min_length, the same setting
+# for the drawn lines and the joined edges, are table_edges.SNAP and MIN_LENGTH)
+TOLERANCE = 3.0
 Cell = tuple[float, float, float, float]
 
 
