@@ -21,6 +21,7 @@ from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
 from pocket_assets.core.pdf import RawFolderScan, scan_raw_folder
 from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, raw_dir_from
 from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
+from pocket_assets.core.redaction import url_without_credentials
 from pocket_assets.core.records import CORPORA, parse_corpora
 from pocket_assets.runstate.storage import PartitionStore
 from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
@@ -155,6 +156,11 @@ def default_paths(project_root: Path | None = None) -> CorpusPaths:
     )
 
 
+# Only variables named so can be sent as a key: a run config naming another variable (AWS_SECRET_ACCESS_KEY,
+# DAGSTER_PG_PASSWORD, ...) would otherwise send its value to whatever base_url the same config names.
+API_KEY_ENV_PREFIX = "POCKET_ASSETS_LLM_"
+
+
 class SummarizerResource(ConfigurableResource):
     """How tables get their ~50-token summaries: offline extractive (default) or an LLM endpoint."""
 
@@ -162,7 +168,9 @@ class SummarizerResource(ConfigurableResource):
     base_url: str = Field(default="http://127.0.0.1:11434/v1", description="OpenAI-compatible API base URL.")
     model: str = Field(default="", description="Model name for the chat endpoint.")
     api_key_env: str = Field(
-        default="POCKET_ASSETS_LLM_API_KEY", description="Environment variable holding the API key."
+        default="POCKET_ASSETS_LLM_API_KEY",
+        description=f"Environment variable holding the API key; its name must start with {API_KEY_ENV_PREFIX} "
+        "(no other variable of the process can be sent). The key goes over https only (plain http to localhost).",
     )
     timeout_seconds: float = 60.0
     max_retries: int = 2
@@ -178,7 +186,12 @@ class SummarizerResource(ConfigurableResource):
             return Setting(self.kind, {"kind": self.kind})
         return Setting(
             f"llm:{self.model}",
-            {"kind": self.kind, "model": self.model, "base_url": self.base_url, "fallback": self.fallback_to_extractive},
+            {
+                "kind": self.kind,
+                "model": self.model,
+                "base_url": url_without_credentials(self.base_url),
+                "fallback": self.fallback_to_extractive,
+            },
         )
 
     def summarizer(self, counter: TextCounter, target_tokens: int) -> Summarizer:
@@ -189,6 +202,11 @@ class SummarizerResource(ConfigurableResource):
             raise ValueError(f"summarizer kind must be 'extractive' or 'llm', got {self.kind!r}")
         if not self.model:
             raise ValueError("the llm summarizer needs a model name (resource config 'model')")
+        if not self.api_key_env.startswith(API_KEY_ENV_PREFIX):
+            raise ValueError(
+                f"summarizer api_key_env {self.api_key_env!r} is not allowed: the key's variable must be named "
+                f"{API_KEY_ENV_PREFIX}... (e.g. POCKET_ASSETS_LLM_API_KEY)"
+            )
         return LlmSummarizer(
             base_url=self.base_url,
             model=self.model,

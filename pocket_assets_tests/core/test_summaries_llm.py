@@ -205,3 +205,57 @@ def test_an_unchanged_pdf_makes_no_second_llm_call(
     other_model = summarizer(endpoint, model="llama3.2")
     summarize_tables(IDENTITY, pages, parents, ChunkPolicy(), counter, other_model, SummaryCache(tmp_path))
     assert len(endpoint.requests) == 4  # the model is part of the key
+
+
+SECRET = "sk-planted-Secret-0123456789"
+
+
+class EchoingEndpoint(FakeEndpoint):
+    """Answers 401 with an error page that repeats the request's Authorization header, as some proxies do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        endpoint = self
+
+        class Handler(self.server.RequestHandlerClass):  # type: ignore[misc,name-defined]
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers["Content-Length"]))
+                endpoint.headers.append(dict(self.headers))
+                page = f"401 Unauthorized: bad credentials in 'Authorization: {self.headers['Authorization']}'"
+                payload = page.encode("utf-8")
+                self.send_response(401)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server.RequestHandlerClass = Handler
+
+
+def test_an_endpoint_echoing_the_key_never_puts_it_in_the_error() -> None:
+    echo = EchoingEndpoint()
+    thread = threading.Thread(target=echo.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(SummaryError) as raised:
+            summarizer(echo, api_key=SECRET).summarize(table())  # type: ignore[arg-type]
+    finally:
+        echo.server.shutdown()
+        echo.server.server_close()
+    assert echo.headers[0]["Authorization"] == f"Bearer {SECRET}"  # the key was sent, and echoed back
+    message = str(raised.value)
+    assert "HTTP 401" in message and "Bearer ***" in message
+    assert SECRET not in message
+
+
+def test_a_base_url_with_credentials_is_refused_without_repeating_them() -> None:
+    with pytest.raises(ValueError) as raised:
+        LlmSummarizer(base_url=f"http://user:{SECRET}@127.0.0.1:9/v1", model="m")
+    assert SECRET not in str(raised.value) and "***@127.0.0.1" in str(raised.value)
+
+
+def test_a_key_is_sent_over_plain_http_only_to_this_machine() -> None:
+    with pytest.raises(ValueError, match="not https"):
+        LlmSummarizer(base_url="http://llm.example.org/v1", model="m", api_key=SECRET)
+    LlmSummarizer(base_url="https://llm.example.org/v1", model="m", api_key=SECRET)
+    LlmSummarizer(base_url="http://localhost:11434/v1", model="m", api_key=SECRET)
+    LlmSummarizer(base_url="http://llm.example.org/v1", model="m")  # no key, nothing to expose

@@ -34,12 +34,14 @@ import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Protocol, Sequence
+from urllib.parse import urlsplit
 
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import ContextHeaders
 from pocket_assets.core.chunking.embed_text import fold_whitespace, text_to_embed
 from pocket_assets.core.chunking.segments import plan_segments
 from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.redaction import has_credentials, is_local, redact, url_without_credentials
 from pocket_assets.core.records import (
     Block,
     ChunkRecord,
@@ -300,7 +302,10 @@ class LlmSummarizer:
     """An OpenAI-compatible chat endpoint (Ollama, vLLM, llama.cpp server, a hosted API).
 
     `api_key` is the key itself (the Dagster resource reads it from the
-    environment). A request that times out, cannot connect or gets 408/429/5xx
+    environment). It is sent over https, or plain http to this machine only, and never
+    written anywhere: every error text is `redact`ed of it (an endpoint may echo the
+    `Authorization` header in its error page); a base URL holding credentials is refused.
+    A request that times out, cannot connect or gets 408/429/5xx
     is retried `max_retries` times, waiting `backoff_seconds * 2**k`; other
     errors fail at once. When every attempt fails, `summarize` raises a
     `SummaryError` naming the table, unless `fallback` is set: then the
@@ -318,6 +323,18 @@ class LlmSummarizer:
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     fallback: Summarizer | None = None
     kind: str = field(default="llm", init=False)
+
+    def __post_init__(self) -> None:
+        if has_credentials(self.base_url):
+            raise ValueError(
+                f"summarizer base_url {url_without_credentials(self.base_url)} holds credentials: give the key in "
+                "the environment variable the summarizer names (api_key_env), never in the URL"
+            )
+        if self.api_key and urlsplit(self.base_url).scheme != "https" and not is_local(self.base_url):
+            raise ValueError(
+                f"summarizer base_url {self.base_url} is not https: an API key is sent only over https, or over "
+                "plain http to this machine (localhost); use an https URL or unset the key"
+            )
 
     @property
     def endpoint(self) -> str:
@@ -346,7 +363,7 @@ class LlmSummarizer:
                 text = self._reply_text(self._post(self._payload(table)))
                 return SummaryText(text, requests=requests, seconds=time.perf_counter() - started)
             except _EndpointFailure as failure:
-                reason = str(failure)
+                reason = redact(str(failure), (self.api_key,))
                 if not failure.retryable:
                     break
         error = SummaryError.about(
