@@ -14,10 +14,6 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from pocket_assets.core.pymupdf_layout import defer_layout_model
-
-defer_layout_model()  # before any core module imports PyMuPDF
-
 _PUBLIC: dict[str, str] = {
     # records and policy
     "PdfIdentity": "records",

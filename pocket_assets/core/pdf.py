@@ -167,15 +167,10 @@ def inspect_pdf(path: Path, partition_key: str, corpora: Sequence[str] = CORPORA
     )
 
 
-def iter_document_pages(
-    document: pymupdf.Document, source: str, pages: range | None = None
-) -> Iterator[tuple[int, pymupdf.Page]]:
+def iter_document_pages(document: pymupdf.Document, source: str) -> Iterator[tuple[int, pymupdf.Page]]:
     """(1-based number, page) of an open PDF, one at a time, so memory stays bounded on huge PDFs.
-
-    `pages`: the 0-based indexes to read (a range of a long PDF, scanned by one process), all by
-    default. A page that cannot be loaded is a `PdfError` naming `source` and the page.
-    """
-    for index in range(document.page_count) if pages is None else pages:
+    A page that cannot be loaded is a `PdfError` naming `source` and the page."""
+    for index in range(document.page_count):
         try:
             page = document.load_page(index)
         except Exception as error:

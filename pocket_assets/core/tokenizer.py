@@ -14,7 +14,6 @@ import blake3
 from tokenizers import Encoding, Tokenizer
 
 from pocket_assets.core.errors import TokenizerError
-from pocket_assets.core.memory import return_freed_memory
 
 DEFAULT_TOKENIZER = "gemma3"
 TOKENIZER_ENV = "POCKET_ASSETS_TOKENIZER"  # read by the Dagster layer and the CLI, never here
@@ -67,18 +66,7 @@ def load_tokenizer(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
         tokenizer = _from_json_bytes(gzip.decompress(data), spec)
     else:
         tokenizer = _parse(tokenizer_file(spec))
-    return_freed_memory()  # the JSON parser's freed heap (~190 MiB peak for Gemma 3; the tokenizer holds ~115)
     return TokenCounter(spec, tokenizer, vendored=spec in _VENDORED)
-
-
-def release_tokenizers() -> None:
-    """Forget every tokenizer `load_tokenizer` holds and give its memory back (~95 MiB for Gemma 3).
-
-    For a process whose remaining work counts no tokens (a build past its chunking: validation
-    and export read token counts from the records); a later `load_tokenizer` loads again.
-    """
-    load_tokenizer.cache_clear()
-    return_freed_memory()
 
 
 def _from_json_bytes(raw: bytes, source: object) -> Tokenizer:

@@ -43,9 +43,6 @@ from pydantic import Field
 
 from pocket_assets.core.carried_errors import CarriedError
 from pocket_assets.core.errors import PdfError
-from pocket_assets.core.extract.page_ranges import SPLIT_PAGES
-from pocket_assets.core.idle_cores import CoreLender, IdleCores
-from pocket_assets.core.memory import return_freed_memory
 
 Output = TypeVar("Output")
 Made = TypeVar("Made")
@@ -56,8 +53,6 @@ _IN_FLIGHT_PER_WORKER = 2
 
 # The step's build function, set in the parent just before the fork; workers inherit it.
 _BUILD: Build | None = None
-# The pool's idle workers, shared with them: set in the parent before the fork, like `_BUILD`.
-_IDLE: IdleCores | None = None
 
 
 class WorkerDied(PdfError):
@@ -78,20 +73,9 @@ class WorkersResource(ConfigurableResource):
     workers: int = Field(
         default=0, description=f"Worker processes per step; 0: ${WORKERS_ENV}, else the cores this process may use."
     )
-    split_pages: int = Field(
-        default=SPLIT_PAGES,
-        description="A PDF with this many pages or more has its pages scanned on the cores other PDFs leave "
-        "idle, not on one (a long manual would otherwise keep one core busy while the others idle).",
-    )
 
     def count(self) -> int:
         return self.workers if self.workers > 0 else default_workers()
-
-
-def step_cores() -> CoreLender | None:
-    """In a pool's worker, the pool's idle cores to borrow; None where the step's own process builds
-    (its only PDF, or every PDF on one worker: no other core is busy with another PDF)."""
-    return _IDLE
 
 
 def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterator[tuple[str, Build]]:
@@ -103,9 +87,8 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
     if workers <= 1 or len(keys) <= 1:
         yield from ((key, build) for key in keys)
         return
-    global _BUILD, _IDLE
+    global _BUILD
     _BUILD = build
-    _IDLE = idle = IdleCores()
     # Forked workers must not start tokenizers' Rust thread pool again (it would deadlock);
     # one worker per core is the parallelism now.
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
@@ -120,8 +103,6 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
             while pending and len(in_flight) < workers * _IN_FLIGHT_PER_WORKER:
                 key = pending.popleft()
                 in_flight[pool.submit(_build_in_worker, key)] = key
-            # Workers with nothing left to start lend their cores to a long PDF's scan.
-            idle.set_idle(0 if pending else max(0, workers - len(in_flight)))
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
             for future in [future for future in in_flight if future in done]:
                 key = in_flight.pop(future)
@@ -133,14 +114,13 @@ def build_in_workers(build: Build, keys: Sequence[str], workers: int) -> Iterato
                     for held in [key, *in_flight.values()]:
                         yield held, _alone(held)
                     in_flight.clear()
-                    idle.reset()
                     pool = _new_pool(workers)
                     break
                 yield key, _result(output)
     finally:
         pool.shutdown(cancel_futures=True)
         gc.unfreeze()
-        _BUILD = _IDLE = None
+        _BUILD = None
 
 
 class MadeInBatches(Generic[Made]):
@@ -184,8 +164,6 @@ def _build_in_worker(key: str) -> object:
         return _BUILD(key)
     except Exception as error:
         return CarriedError.of(error)
-    finally:
-        return_freed_memory()  # a big PDF's freed pages would stay private to this worker for the rest of the step
 
 
 def _result(output: object) -> Build:

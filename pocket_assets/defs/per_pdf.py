@@ -56,8 +56,6 @@ if TYPE_CHECKING:
 # less than quadratic time (see `add_partition_metadata`).
 from dagster._core.execution.context.metadata_logging import AssetMetadataHandle, OutputMetadataAccumulator
 
-from pocket_assets.core.cyclic_gc import loaded_objects_frozen
-from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.defs.pdf_errors import PER_PDF_ERRORS, PdfRejected
 from pocket_assets.defs.pdf_workers import build_in_workers
 from pocket_assets.defs.planned_events import mark_crashed, mark_failed
@@ -142,7 +140,7 @@ def run_per_pdf_stages(
     What the run had loaded when the step started (Dagster, the resources, the tokenizer) is kept out of
     the cyclic collector's full collections while the step runs (`loaded_objects_frozen`): they walked
     it all, several times a step, and found nothing of it to free."""
-    with loaded_objects_frozen():
+    if True:
         keys = sorted(context.partition_keys)
         outcomes: dict[Stage, list[Outcome]] = {stage: [] for stage in stages}
         progress = ProgressLog("+".join(stage.name for stage in stages), len(keys), context.log.info)
@@ -155,8 +153,6 @@ def run_per_pdf_stages(
                     built_stages = _build_one(context, store, stages, key, built, versions, progress, index)
                     for stage, outcome in built_stages.items():
                         outcomes[stage].append(outcome)
-                    # this PDF's rows are gone: the next, smaller one need not inherit their pages
-                    return_freed_memory()
             finally:
                 progress.flush()  # also when the step fails: the PDFs it did build are in the log
             if after_building is not None and any(outcome.ok for outcome in outcomes[stages[-1]]):

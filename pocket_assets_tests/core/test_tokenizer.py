@@ -11,7 +11,6 @@ from pocket_assets.core.errors import TokenizerError
 from pocket_assets.core.tokenizer import (
     compact_tokenizer_json,
     load_tokenizer,
-    release_tokenizers,
     tokenizer_identity,
 )
 
@@ -61,15 +60,6 @@ def test_identity_follows_the_file_content_not_its_name(tmp_path: Path) -> None:
     assert tokenizer_identity(str(first)).startswith("blake3:")
     first.write_bytes(data + b"\n")
     assert tokenizer_identity(str(first)) != tokenizer_identity(str(moved)), "an edited file is another tokenizer"
-
-
-def test_a_released_tokenizer_is_forgotten_and_loads_again_on_demand() -> None:
-    before = load_tokenizer("gemma3")
-    counted = before.count("Article 12 : le joueur abandonne la partie.")
-    release_tokenizers()
-    assert load_tokenizer.cache_info().currsize == 0
-    again = load_tokenizer("gemma3")
-    assert again is not before and again.count("Article 12 : le joueur abandonne la partie.") == counted
 
 
 def test_the_vendored_tokenizer_is_in_its_fastest_form() -> None:

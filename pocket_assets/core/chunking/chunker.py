@@ -30,7 +30,6 @@ from typing import Callable, Sequence
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import ContextHeaders
 from pocket_assets.core.chunking.embed_text import CONTEXT_SEPARATOR, citation, text_to_embed
-from pocket_assets.core.cyclic_gc import paused_cyclic_gc
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity, new_chunk
 from pocket_assets.core.chunking.sections import SectionIndex, build_section_index
@@ -70,9 +69,6 @@ class ChunkedDocument:
         return tuple(text.warning() for text in self.left_out)
 
 
-# The collector would walk the step's objects (pieces, records) every few hundred allocations and free
-# nothing: a document's planning and records make no reference cycles (`cyclic_gc`), ~7 % of the step.
-@paused_cyclic_gc()
 def chunk_document(
     identity: PdfIdentity,
     pages: Sequence[PageRecord],

@@ -40,7 +40,6 @@ from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy
 
-from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.records import PageRecord
 from pocket_assets.core.tokenizer import TokenCounter
 
@@ -69,8 +68,7 @@ def _per_tokenizer(compute: Callable[[TokenCounter], Known]) -> Callable[[TokenC
     """`compute(counter)` once per tokenizer, remembered while the tokenizer lives and no longer.
 
     Not `functools.lru_cache`: its keys would hold every tokenizer ever asked about (~95 MiB for
-    Gemma 3) for the life of the process, so `release_tokenizers` would give nothing back in a
-    build that had chunked in that process.
+    Gemma 3) for the life of the process.
     """
     known: weakref.WeakKeyDictionary[TokenCounter, Known] = weakref.WeakKeyDictionary()
 
@@ -100,9 +98,7 @@ def splits_cleanly(counter: TokenCounter) -> bool:
         return False
     if counter.vendored:  # its vocabulary is scanned by the tests (test_chunker), not in every worker
         return True
-    clean = vocabulary_splits_cleanly(counter)
-    return_freed_memory()  # the vocabulary read here (~55 MiB of Python objects) stays mapped otherwise
-    return clean
+    return vocabulary_splits_cleanly(counter)
 
 
 def vocabulary_splits_cleanly(counter: TokenCounter) -> bool:

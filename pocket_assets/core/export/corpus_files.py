@@ -81,7 +81,6 @@ from pocket_assets.core.export.redirects import (
     RedirectStats,
     carry_history,
 )
-from pocket_assets.core.memory import return_freed_memory
 
 SCHEMA_VERSION = "1.0"  # the corpus file format of seed SPEC-SCH-001 §5.1
 CHUNK_SCHEMA_FILE = "chunk.schema.json"
@@ -240,7 +239,6 @@ class _PartReader:
     def part(self, position: int) -> Sequence[ChunkRow]:
         if position != self._position:
             self._chunks = ()
-            return_freed_memory()
             self._chunks = self._load(self._names[position])
             self._position = position
         return self._chunks
@@ -379,9 +377,7 @@ PieceRunner = Callable[[Callable[[str], Piece], Sequence[str]], Iterable[tuple[s
 def in_this_process(write: Callable[[str], Piece], names: Sequence[str]) -> Iterator[tuple[str, Piece]]:
     """The default `PieceRunner`: one piece after the other, here, each part's rows freed before the next."""
     for name in names:
-        piece = write(name)
-        return_freed_memory()
-        yield name, piece
+        yield name, write(name)
 
 
 def _runs(places: Sequence[_Place]) -> list[list[_Place]]:

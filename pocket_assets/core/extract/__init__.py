@@ -4,19 +4,15 @@ Two stages. The scan reads each page once (`get_text("dict")`, the table
 pre-filter, `find_tables()` on candidates) and keeps only lines and tables.
 Then the document-wide decisions (running headers and footers, the heading
 scale) are taken and every page is rendered. Pages are loaded one at a time,
-so memory follows the text of the document, not its page objects. The scan of
-each page depends on that page alone, so a long PDF's is run over page ranges on
-the cores other work leaves idle (`page_ranges`) and the rest is unchanged: the same output.
+so memory follows the text of the document, not its page objects.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
-from pocket_assets.core.cyclic_gc import paused_cyclic_gc
 from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import out_of_step, running_in_slots, running_signatures, scattered
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus, forget_wordings
@@ -28,10 +24,7 @@ from pocket_assets.core.extract.markdown import (
     render_page,
 )
 from pocket_assets.core.extract.ocr import OcrUnavailableError, tessdata_folder
-from pocket_assets.core.extract.page_ranges import SPLIT_PAGES, scan_in_ranges
 from pocket_assets.core.extract.scan import PageScan, scan_pages
-from pocket_assets.core.idle_cores import AllCores, CoreLender
-from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.pdf import open_pdf
 from pocket_assets.core.records import PageRecord
 
@@ -60,23 +53,9 @@ class ExtractionOptions:
     detect_tables: bool = True  # ruled tables as pipe tables (pre-filtered find_tables)
 
 
-def iter_rendered_pages(
-    path: Path,
-    options: ExtractionOptions | None = None,
-    workers: int = 1,
-    split_pages: int = SPLIT_PAGES,
-    cores: CoreLender | None = None,
-) -> Iterator[RenderedPage]:
-    """Each page's content and the margin lines removed from it (what benchmarks need too).
-
-    A PDF of `split_pages` pages or more has its pages scanned in up to `workers` processes
-    (`page_ranges`), the extra ones on the idle cores `cores` lends (all `workers - 1` when
-    None: this PDF alone); the output is the same whatever `workers` and `cores`.
-    """
-    lender = cores if cores is not None else AllCores(workers - 1)
-    scans = _scans(path, options or ExtractionOptions(), workers, split_pages, lender)
-    # The pages' text dictionaries are freed; glibc keeps their pages (~40 MiB on a 2,400-page manual) unless told.
-    return_freed_memory()
+def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) -> Iterator[RenderedPage]:
+    """Each page's content and the margin lines removed from it (what benchmarks need too)."""
+    scans = _scans(path, options or ExtractionOptions())
     column_lefts = document_column_lefts([scan.column_left for scan in scans])
     census = StyleCensus()
     for scan, column_left in zip(scans, column_lefts):
@@ -100,37 +79,23 @@ def iter_rendered_pages(
         forget_wordings()
 
 
-def extract_pages(
-    path: Path,
-    options: ExtractionOptions | None = None,
-    workers: int = 1,
-    split_pages: int = SPLIT_PAGES,
-    cores: CoreLender | None = None,
-) -> tuple[PageRecord, ...]:
-    """Every page of the PDF as a PageRecord, spans and line numbers placed by `assemble_pages`;
-    `workers`, `split_pages` and `cores` as in `iter_rendered_pages`.
+def extract_pages(path: Path, options: ExtractionOptions | None = None) -> tuple[PageRecord, ...]:
+    """Every page of the PDF as a PageRecord, spans and line numbers placed by `assemble_pages`.
 
     Raises PdfError when the file or one of its pages cannot be read; page-level
     problems (empty, scanned, table failure) are warnings on the page instead.
     """
-    with paused_cyclic_gc():
-        return assemble_pages(
-            rendered.content for rendered in iter_rendered_pages(path, options, workers, split_pages, cores)
-        )
+    return assemble_pages(rendered.content for rendered in iter_rendered_pages(path, options))
 
 
-def _scans(
-    path: Path, options: ExtractionOptions, workers: int, split_pages: int, cores: CoreLender
-) -> list[PageScan]:
-    """Every page's scan in page order: in this process, or over page ranges here and on idle cores."""
+def _scans(path: Path, options: ExtractionOptions) -> list[PageScan]:
+    """Every page's scan, in page order."""
     tessdata = tessdata_folder(options.ocr_language) if options.ocr else None
-    scan_range = partial(
-        scan_pages,
-        detect_tables=options.detect_tables,
-        ocr_language=options.ocr_language if options.ocr else None,
-        tessdata=tessdata,
-    )
     with open_pdf(path) as document:
-        if workers > 1 and document.page_count >= split_pages:
-            return scan_in_ranges(path, document, scan_range, workers, cores)
-        return scan_range(document, path.name, None)
+        return scan_pages(
+            document,
+            path.name,
+            detect_tables=options.detect_tables,
+            ocr_language=options.ocr_language if options.ocr else None,
+            tessdata=tessdata,
+        )

@@ -13,7 +13,6 @@ from typing import Any
 
 import pymupdf
 
-from pocket_assets.core.cyclic_gc import paused_cyclic_gc
 from pocket_assets.core.extract.cleanup import is_page_counter
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, Line, read_lines, text_column_left, text_dict
 from pocket_assets.core.extract.ocr import ocr_textpage
@@ -150,15 +149,13 @@ def scan_page(
 def scan_pages(
     document: pymupdf.Document,
     source: str,
-    pages: range | None,
     detect_tables: bool,
     ocr_language: str | None,
     tessdata: str | None,
 ) -> list[PageScan]:
-    """Scan the open PDF's pages in `pages` (0-based indexes; all when None), in order: one process's share.
-    `source` names the file in the error of a page that cannot be read."""
-    with paused_cyclic_gc():  # a range process's scan too
-        return [
-            scan_page(page, number, detect_tables, ocr_language, tessdata)
-            for number, page in iter_document_pages(document, source, pages)
-        ]
+    """Scan every page of the open PDF, in order. `source` names the file in the error of a page that
+    cannot be read."""
+    return [
+        scan_page(page, number, detect_tables, ocr_language, tessdata)
+        for number, page in iter_document_pages(document, source)
+    ]

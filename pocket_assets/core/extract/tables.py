@@ -26,7 +26,6 @@ from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
 from pocket_assets.core.extract.table_chars import fast_table_chars
 from pocket_assets.core.extract.table_finder import Grid, find_ruled_grids
-from pocket_assets.core.pymupdf_layout import load_layout_model
 from pocket_assets.core.records import TableCells
 
 RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule
@@ -174,8 +173,6 @@ def _headers_left_unread() -> Iterator[None]:
 
 def _pymupdf_grids(page: pymupdf.Page, use_layout: bool) -> list[Grid]:
     """Each table of `page.find_tables()`: its bbox and its rows of cells."""
-    if use_layout:
-        load_layout_model()
     with fast_table_chars(), _headers_left_unread():
         page_tables = page.find_tables(use_layout=use_layout).tables
     return [(table.bbox, [row.cells for row in table.rows]) for table in page_tables]

@@ -40,7 +40,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Mapping, Sequence
 
-from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.quality.deferred_imports import defer_imports
 from pocket_assets.core.quality.validation import Columns, GateReport, GateResult
 
@@ -200,7 +199,6 @@ def serve(expectations_dir: Path, requests: BinaryIO, answers: BinaryIO) -> None
             _send(answers, _OK, handlers[request](*arguments))
         except Exception:
             _send(answers, _ERROR, traceback.format_exc())
-        return_freed_memory()  # a batch's frames are freed: the process stays the size of GE and its suites
 
 
 def _send(answers: BinaryIO, status: str, value: Any) -> None:

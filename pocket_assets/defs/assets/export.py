@@ -39,7 +39,6 @@ from pocket_assets.core.export.corpus_files import (
     remove_leftover_temps,
     write_corpus_parts,
 )
-from pocket_assets.core.cyclic_gc import loaded_objects_frozen
 from pocket_assets.core.pdf import corpus_of
 from pocket_assets.core.quality.validation import corpus_frame_columns
 from pocket_assets.defs.partitions import OWNERS
@@ -110,7 +109,7 @@ def android_export(
     generated = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     metadata: dict[str, Any] = {}
     warnings: dict[str, list[str]] = {key: [] for key in scan.keys}
-    with export_lock(paths.output_path), loaded_objects_frozen():
+    with export_lock(paths.output_path):
         leftovers = remove_leftover_temps(paths.output_path)
         for corpus in paths.corpus_names:
             keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]

@@ -14,7 +14,7 @@ from pocket_assets.core.records import to_dict
 from pocket_assets.defs.assets.quality import prestart_if_validating
 from pocket_assets.defs.partitions import pdf_asset
 from pocket_assets.defs.pdf_errors import extraction_of
-from pocket_assets.defs.pdf_workers import WorkersResource, step_cores
+from pocket_assets.defs.pdf_workers import WorkersResource
 from pocket_assets.defs.per_pdf import StageOutput, failed_pdfs_check, run_per_pdf
 from pocket_assets.defs.resources import CorpusPaths, ExtractionResource, stage_settings
 from pocket_assets.runstate.pdf_notes import pages_without_text, text_warning
@@ -79,13 +79,7 @@ def pages(
     def build(key: str) -> StageOutput:
         source = store.source_sha256(key)
         with extraction_of(key):
-            records = extract_pages(
-                paths.raw_path / key,
-                extraction.options(),
-                workers=workers.count(),
-                split_pages=workers.split_pages,
-                cores=step_cores(),
-            )
+            records = extract_pages(paths.raw_path / key, extraction.options())
         text_chars = sum(len(page.text) for page in records)
         warnings = [f"p{page.page}: {warning}" for page in records for warning in page.warnings]
         kinds = Counter(block.kind for page in records for block in page.blocks)

@@ -26,7 +26,6 @@ from dagster import (
     MetadataValue,
 )
 
-from pocket_assets.core.memory import return_freed_memory
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.quality.gate_findings import (
     GateFinding,
@@ -45,7 +44,6 @@ from pocket_assets.core.quality.validation import (
     with_expectations,
 )
 from pocket_assets.core.records import chunk_from_dict
-from pocket_assets.core.tokenizer import release_tokenizers
 from pocket_assets.defs.chunk_metadata import chunk_metadata
 from pocket_assets.defs.partitions import pdf_asset, pdf_partitions
 from pocket_assets.defs.pdf_errors import GateFailed
@@ -126,8 +124,6 @@ def validated_chunks(
     store = paths.store()
     policy = chunk_policy.policy(tokenizer)
     settings = stage_settings(extraction=extraction, tokenizer=tokenizer, chunk_policy=chunk_policy, summarizer=summarizer)
-    if len(context.partition_keys) > KEEP_TOKENIZER_MAX_PDFS:
-        release_tokenizers()  # nothing from here to the export counts tokens: off the validation and export peaks
     chunk_schema = gates.chunk_schema(paths.expectations_path)
     keys = sorted(context.partition_keys)
 
@@ -139,7 +135,6 @@ def validated_chunks(
         report = check_without_expectations(chunk_schema, key, chunks, page_records, policy, records=rows)
         judged = Judged(table if len(rows) <= SUITE_BATCH_CHUNKS else None, report, chunk_metadata(chunks, page_records))
         del table, rows, chunks, page_records
-        return_freed_memory()  # a long PDF's records: given back before GE's frames of it grow beside this process
         return judged
 
     # Schema and coverage run in this process (~5 % of a build's CPU): forked workers here would sit beside
