@@ -31,7 +31,7 @@ from pocket_assets.runstate.export_selection import read_validated_chunks, read_
 from pocket_assets.runstate.stages import EXPORTED  # noqa: E402
 from pocket_assets.runstate.storage import PartitionStore  # noqa: E402
 
-SCHEMA_DIR = REPO_ROOT / "expectations"
+SCHEMA_DIR = REPO_ROOT / "pocket_assets" / "expectations"
 NOTES = {"stale": [], "left_out": []}  # what the corpus JSON says of a build where every PDF passed
 
 

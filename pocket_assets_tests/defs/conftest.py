@@ -34,7 +34,7 @@ def paths(tmp_path: Path, raw_dir: Path) -> CorpusPaths:
     return CorpusPaths(
         raw_dir=str(raw_dir),
         output_dir=str(tmp_path / "processed"),
-        expectations_dir=str(REPO_ROOT / "expectations"),
+        expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations"),
     )
 
 

@@ -83,7 +83,7 @@ def test_console_script_exits_with_the_build_code_after_writing_everything(tmp_p
     small_corpus(raw)
     random_bytes_pdf(raw / "fr" / "zz-broken.pdf")
     expectations = tmp_path / "expectations"  # a path of its own, to find this command's expectations process
-    shutil.copytree(Path(__file__).resolve().parents[2] / "expectations", expectations)
+    shutil.copytree(Path(__file__).resolve().parents[2] / "pocket_assets" / "expectations", expectations)
     environment = {**os.environ, "DAGSTER_HOME": str(tmp_path / "home"), "POCKET_ASSETS_EXPECTATIONS_DIR": str(expectations)}
     (tmp_path / "home").mkdir()
     command = [sys.executable, "-m", "pocket_assets.cli", "build", "--raw-dir", str(raw), "--output-dir", str(out)]

@@ -57,7 +57,7 @@ def test_each_executor_builds_parents_and_children_in_one_step(
     small_corpus(tmp_path / "raw")
     monkeypatch.setenv("POCKET_ASSETS_RAW_DIR", str(tmp_path / "raw"))
     monkeypatch.setenv("POCKET_ASSETS_OUTPUT_DIR", str(tmp_path / "out"))
-    monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "expectations"))
+    monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "pocket_assets" / "expectations"))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("POCKET_ASSETS_WORKERS", "2")
     (tmp_path / "home").mkdir()
@@ -81,7 +81,7 @@ def test_each_executor_builds_parents_and_children_in_one_step(
 
 def _reference_build(tmp_path: Path) -> dict[tuple[str, str], bytes]:
     """The same corpus built by `materialize` (in process, one PDF after another): what the CLI and tests do."""
-    raw, expectations = str(tmp_path / "raw"), str(REPO_ROOT / "expectations")
+    raw, expectations = str(tmp_path / "raw"), str(REPO_ROOT / "pocket_assets" / "expectations")
     paths = CorpusPaths(raw_dir=raw, output_dir=str(tmp_path / "reference"), expectations_dir=expectations)
     with instance_for_test() as instance:
         assert materialize_corpus(instance, paths, selection=[stage.name for stage in STAGES]).success

@@ -26,7 +26,7 @@ def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
     raw = tmp_path / "small"
     small_corpus(raw)
     paths = CorpusPaths(
-        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations")
+        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations")
     )
     assert materialize_corpus(instance, paths).success
     return paths

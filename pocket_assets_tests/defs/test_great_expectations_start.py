@@ -27,7 +27,7 @@ UP_TO_VALIDATION = ["raw_pdf", "pages", "parents", "children", "table_summaries"
 @pytest.fixture
 def paths(tmp_path: Path) -> CorpusPaths:
     return CorpusPaths(
-        raw_dir=str(tmp_path / "raw"), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations")
+        raw_dir=str(tmp_path / "raw"), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations")
     )
 
 

@@ -41,7 +41,7 @@ def _corpus(raw: Path) -> None:
 
 def _paths(tmp_path: Path, name: str) -> CorpusPaths:
     return CorpusPaths(
-        raw_dir=str(tmp_path / "raw"), output_dir=str(tmp_path / name), expectations_dir=str(REPO_ROOT / "expectations")
+        raw_dir=str(tmp_path / "raw"), output_dir=str(tmp_path / name), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations")
     )
 
 

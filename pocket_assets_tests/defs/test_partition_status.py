@@ -69,7 +69,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]
     folders["stricter"] = suites_refusing(Path(FAILING).name, root / "stricter")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DAGSTER_HOME", str(folders["home"]))
-        patch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "expectations"))
+        patch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "pocket_assets" / "expectations"))
         yield folders
 
 
@@ -139,7 +139,7 @@ def test_a_pdf_failing_its_gate_is_failed_and_the_others_ship(
     with DagsterInstance.get() as instance:
         exported_by_failing_build = _exported_in_last_run(instance)
 
-    monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "expectations"))
+    monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "pocket_assets" / "expectations"))
     assert build(corpus, str(corpus["raw"] / FAILING)) == 0
     with ui_api() as ui:
         statuses = ui.partition_statuses("validated_chunks")

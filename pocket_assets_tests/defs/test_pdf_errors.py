@@ -17,7 +17,7 @@ from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus
 def small(tmp_path: Path) -> CorpusPaths:
     small_corpus(tmp_path / "raw")
     return CorpusPaths(
-        raw_dir=str(tmp_path / "raw"), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations")
+        raw_dir=str(tmp_path / "raw"), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations")
     )
 
 

@@ -23,7 +23,7 @@ PER_PDF = [stage.name for stage in STAGES]
 @pytest.fixture(scope="module")
 def sample_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DagsterInstance, CorpusPaths]]:
     out = tmp_path_factory.mktemp("sample")
-    paths = CorpusPaths(raw_dir=str(SAMPLE_RAW), output_dir=str(out), expectations_dir=str(REPO_ROOT / "expectations"))
+    paths = CorpusPaths(raw_dir=str(SAMPLE_RAW), output_dir=str(out), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations"))
     with instance_for_test() as instance:
         result = materialize_corpus(instance, paths)
         assert result.success, [event.message for event in result.all_events if event.is_failure]

@@ -70,7 +70,7 @@ def test_first_tick_over_fresh_builds_launches_nothing(instance: DagsterInstance
     """Turning the sensor on over an instance that already built the folder rebuilds only what is stale."""
     raw = tmp_path / "raw"
     small_corpus(raw)
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations"))
     assert materialize_corpus(instance, paths).success
 
     first = _tick(instance, paths, None)

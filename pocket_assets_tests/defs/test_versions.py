@@ -37,7 +37,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> CorpusPaths:
     root = tmp_path_factory.mktemp("versions")
     small_corpus(root / "raw")
     paths = CorpusPaths(
-        raw_dir=str(root / "raw"), output_dir=str(root / "out"), expectations_dir=str(REPO_ROOT / "expectations")
+        raw_dir=str(root / "raw"), output_dir=str(root / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations")
     )
     with instance_for_test() as instance:
         assert materialize_corpus(instance, paths).success
