@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dagster import Definitions, definitions, in_process_executor
+from dagster import Definitions, LoggerDefinition, definitions, in_process_executor
 
 from pocket_assets.defs.assets.evaluation import child_embeddings, retrieval_eval
 from pocket_assets.defs.assets.export import android_export
@@ -52,7 +52,8 @@ def environment_resources() -> Definitions:
     return Definitions(resources=build_resources(), executor=in_process_executor)
 
 
-def build_definitions(paths: CorpusPaths | None = None) -> Definitions:
+def build_definitions(paths: CorpusPaths | None = None, loggers: dict[str, LoggerDefinition] | None = None) -> Definitions:
+    """Every definition, with `paths` (the environment's by default) and, for the build command, its console."""
     return Definitions(
         assets=ASSETS,
         jobs=[build_corpus_job, export_corpus_job],
@@ -60,4 +61,5 @@ def build_definitions(paths: CorpusPaths | None = None) -> Definitions:
         sensors=[raw_pdf_sensor, corpus_export_sensor, stale_pdfs],
         resources=build_resources(paths),
         executor=in_process_executor,
+        loggers=loggers,
     )

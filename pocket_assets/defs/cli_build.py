@@ -20,6 +20,7 @@ from dagster import AssetKey, DagsterInstance, ExecuteInProcessResult, RunsFilte
 
 from pocket_assets.core.pdf import RawFolderScan, printable_name
 from pocket_assets.defs.build import build_definitions
+from pocket_assets.defs.cli_logger import cli_console
 from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS
 from pocket_assets.defs.partition_sync import forget_pdfs, register_pdfs, vanished_pdfs
@@ -96,7 +97,7 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
         up_to_date = [verdict.partition_key for verdict in verdicts if not verdict.stale]
     stages = tuple(stage for stage in STAGES if not select or stage.name in select)
     exporting = not select or "android_export" in select
-    definitions = build_definitions(paths)
+    definitions = build_definitions(paths, loggers={"console": cli_console})
     print(f"building {len(wanted)} PDF(s) from {paths.raw_path} into {paths.output_path} (DAGSTER_HOME={instance.root_directory})")
     if up_to_date:
         print(f"{len(up_to_date)} PDF(s) up to date, not built again (`--all` rebuilds every PDF)")

@@ -22,21 +22,20 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from pocket_assets.core.errors import PdfError
-from pocket_assets.runstate.pdf_build import PdfOutcome, StageResult
-from pocket_assets.runstate.stages import Stage
-from pocket_assets.runstate.storage import STATUS_FAILED
+from pocket_assets.runstate.pdf_build import PdfOutcome
 
 Build = Callable[[str], PdfOutcome]
+# Records and returns the failure of a PDF whose worker died while building it (given the sentence why).
+Died = Callable[[str, str], PdfOutcome]
 
 # The build function, set in the run's process just before the fork; the workers inherit it.
 _BUILD: Build | None = None
 _PR_SET_PDEATHSIG = 1
 
 
-def build_in_pool(build: Build, keys: Sequence[str], workers: int, stages: Sequence[Stage]) -> Iterator[PdfOutcome]:
+def build_in_pool(build: Build, keys: Sequence[str], workers: int, died: Died) -> Iterator[PdfOutcome]:
     """`build(key)` for every key, in the order given, yielded as each completes; in this process with one
-    worker or one PDF. `stages` name the stages a PDF that killed its worker failed."""
+    worker or one PDF. A PDF that kills its worker alone is `died(key, why)`."""
     if workers <= 1 or len(keys) <= 1:
         yield from map(build, keys)
         return
@@ -49,13 +48,13 @@ def build_in_pool(build: Build, keys: Sequence[str], workers: int, stages: Seque
     try:
         pending = list(keys)
         while pending:
-            pending = yield from _pool_pass(pending, min(workers, len(pending)), stages)
+            pending = yield from _pool_pass(pending, min(workers, len(pending)), died)
     finally:
         gc.unfreeze()
         _BUILD = None
 
 
-def _pool_pass(keys: list[str], workers: int, stages: Sequence[Stage]) -> Iterator[PdfOutcome]:
+def _pool_pass(keys: list[str], workers: int, died: Died) -> Iterator[PdfOutcome]:
     """One pool over `keys`; returns the keys left to build when a worker died (those it may have held,
     built again alone first, then the rest in a new pool)."""
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_die_with_parent) as pool:
@@ -69,20 +68,19 @@ def _pool_pass(keys: list[str], workers: int, stages: Sequence[Stage]) -> Iterat
                 except BrokenProcessPool:
                     suspects = [key, *(held for held in running.values())]
                     for suspect in suspects[: workers]:
-                        yield _alone(suspect, stages)
+                        yield _alone(suspect, died)
                     pool.shutdown(cancel_futures=True)
                     return suspects[workers:]
     return []
 
 
-def _alone(key: str, stages: Sequence[Stage]) -> PdfOutcome:
+def _alone(key: str, died: Died) -> PdfOutcome:
     """The PDF in a pool of its own: built, or failed as the one that kills its worker."""
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=_die_with_parent) as pool:
         try:
             return pool.submit(_build_here, key).result()
         except BrokenProcessPool as error:
-            reason = str(PdfError(key, f"the process building it died ({error}); the file may crash PyMuPDF"))
-            return PdfOutcome(key, tuple(StageResult(stage, STATUS_FAILED, reason) for stage in stages))
+            return died(key, f"the process building it died ({error}); the file may crash PyMuPDF")
 
 
 def _build_here(key: str) -> PdfOutcome:

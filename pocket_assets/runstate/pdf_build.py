@@ -191,6 +191,13 @@ def build_pdf(plan: BuildPlan, key: str) -> PdfOutcome:
 STEPS: tuple[tuple[Stage, ...], ...] = ((RAW_PDF,), (PAGES,), (PARENTS, CHILDREN), (TABLE_SUMMARIES,), (VALIDATED_CHUNKS,))
 
 
+def record_death(plan: BuildPlan, key: str, why: str) -> PdfOutcome:
+    """The failure of a PDF whose building process died (a crash inside native code): every selected stage
+    failed, recorded in its manifests like any other failure."""
+    reason = str(PdfError(key, why))
+    return PdfOutcome(key, tuple(_record(plan, stage, key, STATUS_FAILED, reason) for stage in plan.stages))
+
+
 def _steps(stages: Sequence[Stage]) -> list[tuple[Stage, ...]]:
     """The computations the selected stages need (selecting parents alone still chunks, and writes both)."""
     return [step for step in STEPS if any(stage in stages for stage in step)]

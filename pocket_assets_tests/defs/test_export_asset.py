@@ -26,7 +26,7 @@ def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
     raw = tmp_path / "small"
     small_corpus(raw)
     paths = CorpusPaths(
-        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations")
+        raw_dir=str(raw), output_dir=str(tmp_path / "out")
     )
     assert materialize_corpus(instance, paths).success
     return paths
@@ -91,7 +91,7 @@ def test_strict_export_is_refused_while_a_pdf_failed(instance: DagsterInstance, 
     before = {path.name: path.read_bytes() for path in out.glob("chunks_*")}
     _fail_latest(built, "fr/reglement.pdf", "fr/reglement.pdf failed coverage")
     strict = CorpusPaths(
-        raw_dir=built.raw_dir, output_dir=built.output_dir, expectations_dir=built.expectations_dir, export_strict=True
+        raw_dir=built.raw_dir, output_dir=built.output_dir, export_strict=True
     )
     result = materialize_export(instance, strict)
     assert not result.success

@@ -28,7 +28,6 @@ def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
     paths = CorpusPaths(
         raw_dir=str(raw),
         output_dir=str(tmp_path / "out"),
-        expectations_dir=str(Path(__file__).parents[2] / "pocket_assets" / "expectations"),
     )
     assert materialize_corpus(instance, paths).success
     return paths
@@ -90,7 +89,6 @@ def test_a_pdf_whose_upstream_failed_is_not_counted_as_judged(instance: DagsterI
     paths = CorpusPaths(
         raw_dir=str(raw),
         output_dir=str(tmp_path / "out"),
-        expectations_dir=str(Path(__file__).parents[2] / "pocket_assets" / "expectations"),
     )
     result = materialize_corpus(instance, paths)
     assert not result.success, "the broken PDF fails the run"

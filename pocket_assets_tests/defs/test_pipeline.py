@@ -23,7 +23,7 @@ PER_PDF = [stage.name for stage in STAGES]
 @pytest.fixture(scope="module")
 def sample_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DagsterInstance, CorpusPaths]]:
     out = tmp_path_factory.mktemp("sample")
-    paths = CorpusPaths(raw_dir=str(SAMPLE_RAW), output_dir=str(out), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations"))
+    paths = CorpusPaths(raw_dir=str(SAMPLE_RAW), output_dir=str(out))
     with instance_for_test() as instance:
         result = materialize_corpus(instance, paths)
         assert result.success, [event.message for event in result.all_events if event.is_failure]
@@ -88,7 +88,7 @@ def test_exports_parse_back_and_cover_every_pdf(sample_build) -> None:
 
 def test_a_second_build_gives_the_same_bytes(sample_build, tmp_path: Path) -> None:
     _, first = sample_build
-    paths = CorpusPaths(raw_dir=first.raw_dir, output_dir=str(tmp_path), expectations_dir=first.expectations_dir)
+    paths = CorpusPaths(raw_dir=first.raw_dir, output_dir=str(tmp_path))
     with instance_for_test() as instance:
         assert materialize_corpus(instance, paths, selection=PER_PDF).success
     for stage in STAGES:

@@ -54,7 +54,7 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
     small_corpus(raw)
     text_pdf(raw / "fr" / "annexe.pdf", [ARTICLE_FR * 3])
     paths = CorpusPaths(
-        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations")
+        raw_dir=str(raw), output_dir=str(tmp_path / "out")
     )
     job = _job(instance, paths)
     every_pdf = ["fr/annexe.pdf", "fr/reglement.pdf", "intl/rules.pdf"]
@@ -90,7 +90,7 @@ def test_a_broken_pdf_is_tried_once_and_a_removed_pdf_leaves_the_export(
     raw = tmp_path / "raw"
     small_corpus(raw)
     paths = CorpusPaths(
-        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations")
+        raw_dir=str(raw), output_dir=str(tmp_path / "out")
     )
     job = _job(instance, paths)
     (first,) = _evaluate(instance, paths)

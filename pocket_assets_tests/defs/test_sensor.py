@@ -33,7 +33,7 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
     text_pdf(raw / "fr" / "a.pdf", ["Premier document."])
     text_pdf(raw / "fr" / "b.pdf", ["Deuxième document."])
     text_pdf(raw / "intl" / "c.pdf", ["Third document."])
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(tmp_path))
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
 
     first = _tick(instance, paths, None)
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf", "intl/c.pdf"]
@@ -70,7 +70,7 @@ def test_first_tick_over_fresh_builds_launches_nothing(instance: DagsterInstance
     """Turning the sensor on over an instance that already built the folder rebuilds only what is stale."""
     raw = tmp_path / "raw"
     small_corpus(raw)
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations"))
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
     assert materialize_corpus(instance, paths).success
 
     first = _tick(instance, paths, None)

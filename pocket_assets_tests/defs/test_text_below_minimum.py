@@ -18,7 +18,7 @@ def test_a_document_below_the_minimum_passes_its_gates_with_a_warning(instance: 
     text_pdf(raw / "fr" / "hello.pdf", ["Hello world"])
     text_pdf(raw / "fr" / "regles.pdf", [RULES, "Fin."])  # a last page below the minimum
     paths = CorpusPaths(
-        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations")
+        raw_dir=str(raw), output_dir=str(tmp_path / "out")
     )
     materialize_corpus(instance, paths)
     store = paths.store()

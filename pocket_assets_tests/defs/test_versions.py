@@ -37,7 +37,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> CorpusPaths:
     root = tmp_path_factory.mktemp("versions")
     small_corpus(root / "raw")
     paths = CorpusPaths(
-        raw_dir=str(root / "raw"), output_dir=str(root / "out"), expectations_dir=str(REPO_ROOT / "pocket_assets" / "expectations")
+        raw_dir=str(root / "raw"), output_dir=str(root / "out")
     )
     with instance_for_test() as instance:
         assert materialize_corpus(instance, paths).success
@@ -106,7 +106,7 @@ def test_extraction_and_summarizer_settings_mark_their_stage_and_after(
 def test_a_launchpad_override_is_stamped_and_seen_as_stale(built: CorpusPaths, tmp_path: Path) -> None:
     """A run whose config changes a setting stamps its own versions; against the environment's,
     only the PDF it built is stale, from the stage that read the setting."""
-    paths = CorpusPaths(raw_dir=built.raw_dir, output_dir=str(tmp_path / "out"), expectations_dir=built.expectations_dir)
+    paths = CorpusPaths(raw_dir=built.raw_dir, output_dir=str(tmp_path / "out"))
     shutil.copytree(built.output_path, paths.output_path)
     with instance_for_test() as instance:
         result = materialize_corpus(

@@ -27,7 +27,7 @@ from pocket_assets.defs.resources import (
     TokenizerResource,
     WorkersResource,
 )
-from pocket_assets.runstate.pdf_build import BuildPlan, SuiteBatches, build_pdf, page_counts
+from pocket_assets.runstate.pdf_build import BuildPlan, SuiteBatches, build_pdf, page_counts, record_death
 from pocket_assets.runstate.stages import (
     CHILDREN,
     PAGES,
@@ -131,7 +131,7 @@ def pdf_stages(
     keys = sorted(context.partition_keys, key=lambda key: (-counts[key], key))  # the longest first
     events = PdfEvents(context, stages, len(keys))
     suite = SuiteBatches(plan, gates.gates()) if VALIDATED_CHUNKS in stages else None
-    for outcome in build_in_pool(partial(build_pdf, plan), keys, workers.count(), stages):
+    for outcome in build_in_pool(partial(build_pdf, plan), keys, workers.count(), partial(record_death, plan)):
         events.record(outcome)
         for verdict in suite.add(outcome) if suite else ():
             events.record(verdict)
