@@ -22,7 +22,6 @@ from pocket_assets.defs.resources import (
     EvaluationResource,
     SettingResources,
     WorkersResource,
-    default_gates,
     default_paths,
 )
 from pocket_assets.defs.schedules import corpus_refresh
@@ -37,7 +36,6 @@ def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
     return {
         "paths": paths or default_paths(),
         **SettingResources.from_environment().as_resources(),
-        "gates": default_gates(),
         "workers": WorkersResource(),
         "evaluation": EvaluationResource(
             gold_path=os.environ.get("POCKET_ASSETS_GOLD", str(Path.cwd() / "data" / "gold" / "sample_gold.jsonl"))

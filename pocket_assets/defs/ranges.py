@@ -71,7 +71,7 @@ def run_requests(ordered_keys: Sequence[str], selected: Mapping[str, str], size:
             RunRequest(
                 job_name=job_name,
                 partition_key=keys[0] if len(keys) == 1 else None,
-                run_key=f"{keys[0]}..{keys[-1]}@{content}",
+                run_key=f"{keys[0]}@{content}" if len(keys) == 1 else f"{keys[0]}..{keys[-1]}@{content}",
                 tags=run_tags(keys),
             )
         )

@@ -16,6 +16,8 @@ import math
 import os
 from pathlib import Path
 
+import blake3
+
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import Field, PrivateAttr
 
@@ -31,7 +33,7 @@ from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummari
 from pocket_assets.core.tokenizer import DEFAULT_TOKENIZER, TOKENIZER_ENV, TextCounter, TokenCounter, load_tokenizer
 from pocket_assets.core.tokenizer import tokenizer_identity
 from pocket_assets.runstate.output_folder import checked_output_dir
-from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, SUMMARIZER, Setting, Stage, stage_versions
+from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, GATES, SUMMARIZER, Setting, Stage, stage_versions
 from pocket_assets.runstate.storage import PartitionStore
 
 TRUE_WORDS = ("1", "true", "yes", "on")
@@ -226,6 +228,12 @@ class GatesResource(ConfigurableResource):
     def chunk_schema(self) -> Validator:
         return self.gates().chunk_schema
 
+    def setting(self) -> Setting:
+        """What versions the verdicts: the content of every suite and schema file (a stricter suite re-judges)."""
+        files = sorted(path for path in self.expectations_path.glob("*.json"))
+        digest = blake3.blake3(b"".join(path.name.encode() + b"\0" + path.read_bytes() for path in files)).hexdigest()
+        return Setting("gates", {"files": digest[:16]})
+
 
 def default_gates() -> GatesResource:
     return GatesResource(expectations_dir=os.environ.get(EXPECTATIONS_DIR_ENV, ""))
@@ -305,6 +313,7 @@ def stage_settings(
     tokenizer: TokenizerResource | None = None,
     chunk_policy: ChunkPolicyResource | None = None,
     summarizer: SummarizerResource | None = None,
+    gates: GatesResource | None = None,
 ) -> dict[str, Setting]:
     """The settings (`runstate.stages`) of the given resources; a stage asks for the ones its output depends on."""
     settings: dict[str, Setting] = {}
@@ -315,6 +324,8 @@ def stage_settings(
         settings[CHUNKING] = Setting(policy.chunker_version, json.loads(policy.canonical_json()))
     if summarizer is not None:
         settings[SUMMARIZER] = summarizer.setting()
+    if gates is not None:
+        settings[GATES] = gates.setting()
     return settings
 
 
@@ -326,6 +337,7 @@ class SettingResources:
     tokenizer: TokenizerResource
     chunk_policy: ChunkPolicyResource
     summarizer: SummarizerResource
+    gates: GatesResource
 
     @classmethod
     def from_environment(cls) -> SettingResources:
@@ -335,6 +347,7 @@ class SettingResources:
             tokenizer=TokenizerResource(name=os.environ.get(TOKENIZER_ENV, DEFAULT_TOKENIZER)),
             chunk_policy=ChunkPolicyResource.from_policy(policy_from_environment(os.environ)),
             summarizer=SummarizerResource(),
+            gates=default_gates(),
         )
 
     def as_resources(self) -> dict[str, ConfigurableResource]:
@@ -343,7 +356,11 @@ class SettingResources:
 
     def settings(self) -> dict[str, Setting]:
         return stage_settings(
-            extraction=self.extraction, tokenizer=self.tokenizer, chunk_policy=self.chunk_policy, summarizer=self.summarizer
+            extraction=self.extraction,
+            tokenizer=self.tokenizer,
+            chunk_policy=self.chunk_policy,
+            summarizer=self.summarizer,
+            gates=self.gates,
         )
 
     def versions(self) -> dict[Stage, str | None]:

@@ -339,10 +339,10 @@ class SuiteBatches:
     own (`expectations_for_batch`); then `validated_chunks` written for those that passed, findings recorded
     for those that did not. `add` an outcome as it comes; the verdicts come back as outcomes too."""
 
-    def __init__(self, plan: BuildPlan, gates: Gates, batch_chunks: int = SUITE_BATCH_CHUNKS) -> None:
+    def __init__(self, plan: BuildPlan, gates: Gates, batch_chunks: int | None = None) -> None:
         self._plan = plan
         self._gates = gates
-        self._batch_chunks = batch_chunks
+        self._batch_chunks = batch_chunks or SUITE_BATCH_CHUNKS
         self._waiting: dict[str, Judged] = {}
 
     def add(self, outcome: PdfOutcome) -> list[PdfOutcome]:

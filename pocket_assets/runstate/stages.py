@@ -28,7 +28,8 @@ from pocket_assets.core.schemas import CHUNK_SCHEMA, PAGE_SCHEMA, PDF_IDENTITY_S
 EXTRACTION = "extraction"  # extractor version and extraction options (OCR, its languages, table detection)
 CHUNKING = "chunking"  # chunker version and chunk policy, tokenizer identity included
 SUMMARIZER = "summarizer"  # how tables are summarized (kind; model and endpoint for an LLM)
-SETTING_ORDER = (EXTRACTION, CHUNKING, SUMMARIZER)
+GATES = "gates"  # the suites and schemas the chunks are judged by (their files' contents)
+SETTING_ORDER = (EXTRACTION, CHUNKING, SUMMARIZER, GATES)
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,10 @@ class Stage:
     def __hash__(self) -> int:
         """By name (unique per stage): stages key dicts per PDF, and hashing the schemas took ~57 µs a time."""
         return hash(self.name)
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        """Unpickled as the registry's own stage (an outcome built in a worker names its stages by identity)."""
+        return (stage_named, (self.name,))
 
     def setting_names(self) -> tuple[str, ...]:
         """Every setting its output depends on, its own and its upstream stages', in `SETTING_ORDER`."""
@@ -86,7 +91,7 @@ PARENTS = Stage("parents", CHUNK_SCHEMA, upstream=(PAGES,), settings=(CHUNKING,)
 CHILDREN = Stage("children", CHUNK_SCHEMA, upstream=(PARENTS,), settings=(CHUNKING,))
 TABLE_SUMMARIES = Stage("table_summaries", CHUNK_SCHEMA, upstream=(CHILDREN,), settings=(SUMMARIZER,))
 # The gates judge every chunk stage against the pages and the policy's caps.
-VALIDATED_CHUNKS = Stage("validated_chunks", CHUNK_SCHEMA, upstream=(TABLE_SUMMARIES,), settings=(CHUNKING,))
+VALIDATED_CHUNKS = Stage("validated_chunks", CHUNK_SCHEMA, upstream=(TABLE_SUMMARIES,), settings=(CHUNKING, GATES))
 
 # Lineage order: a stage comes after every stage it reads.
 STAGES: tuple[Stage, ...] = (RAW_PDF, PAGES, PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS)

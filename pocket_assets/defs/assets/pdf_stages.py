@@ -11,7 +11,7 @@ build or backfill.
 from collections.abc import Iterator
 from functools import partial
 
-from dagster import AssetCheckResult, AssetExecutionContext, AssetKey, multi_asset
+from dagster import AssetCheckResult, AssetExecutionContext, AssetKey, AssetSpec, multi_asset
 
 from pocket_assets.defs.gate_checks import CHECK_SPECS, gate_check_results
 from pocket_assets.defs.partitions import pdf_partitions, range_backfill_policy, stage_spec
@@ -38,61 +38,64 @@ from pocket_assets.runstate.stages import (
     VALIDATED_CHUNKS,
 )
 
-_VERSIONS = SettingResources.from_environment().versions()
-STAGE_SPECS = [
-    stage_spec(
-        RAW_PDF,
-        group_name="ingest",
-        kinds={"pdf", "parquet"},
-        code_version=_VERSIONS[RAW_PDF],
-        description="One PDF of the corpus: corpus, file name, sha256, size, page count and PDF metadata. Fails that "
-        "PDF (only) if it is not a PDF, truncated beyond repair, encrypted or has no pages.",
-    ),
-    stage_spec(
-        PAGES,
-        group_name="ingest",
-        kinds={"pdf", "parquet"},
-        code_version=_VERSIONS[PAGES],
-        description="One row per page: canonical Markdown text, blocks with char spans, warnings (empty or "
-        "image-only pages), and the page's span and first line in the document text.",
-    ),
-    stage_spec(
-        PARENTS,
-        group_name="chunking",
-        kinds={"parquet"},
-        code_version=_VERSIONS[PARENTS],
-        description="~1024-token parent chunks (15% overlap) for LLM context, cut at headings, paragraphs, list items "
-        "and sentences, never inside a table; every DESIGN.md chunk field filled.",
-    ),
-    stage_spec(
-        CHILDREN,
-        group_name="chunking",
-        kinds={"parquet"},
-        code_version=_VERSIONS[CHILDREN],
-        description="~450-token child chunks (15% overlap) inside their parent, for embedding and search; the string "
-        "the phone embeds (prompt + context header + text + citation) never exceeds the cap.",
-    ),
-    stage_spec(
-        TABLE_SUMMARIES,
-        group_name="chunking",
-        kinds={"parquet"},
-        code_version=_VERSIONS[TABLE_SUMMARIES],
-        description="A ~50-token summary per table (chunk_type table_summary), typed schedule/scoring/other, linked to "
-        "the parent holding the table; extractive offline by default, an LLM endpoint on demand.",
-    ),
-    stage_spec(
-        VALIDATED_CHUNKS,
-        group_name="quality",
-        kinds={"parquet", "great_expectations"},
-        code_version=_VERSIONS[VALIDATED_CHUNKS],
-        description="Parents, children and table summaries of a PDF that passed every gate; only these are exported. "
-        "A PDF failing a gate keeps its previous good file (the export ships it as stale) and shows failed.",
-    ),
-]
+def stage_specs() -> list[AssetSpec]:
+    """The per-PDF stages as assets, versioned by the environment's settings (read when the code location loads).
+    A function, not a module-level list: the defs folder's loader takes module-level specs for assets of their own."""
+    versions = SettingResources.from_environment().versions()
+    return [
+        stage_spec(
+            RAW_PDF,
+            group_name="ingest",
+            kinds={"pdf", "parquet"},
+            code_version=versions[RAW_PDF],
+            description="One PDF of the corpus: corpus, file name, sha256, size, page count and PDF metadata. Fails that "
+            "PDF (only) if it is not a PDF, truncated beyond repair, encrypted or has no pages.",
+        ),
+        stage_spec(
+            PAGES,
+            group_name="ingest",
+            kinds={"pdf", "parquet"},
+            code_version=versions[PAGES],
+            description="One row per page: canonical Markdown text, blocks with char spans, warnings (empty or "
+            "image-only pages), and the page's span and first line in the document text.",
+        ),
+        stage_spec(
+            PARENTS,
+            group_name="chunking",
+            kinds={"parquet"},
+            code_version=versions[PARENTS],
+            description="~1024-token parent chunks (15% overlap) for LLM context, cut at headings, paragraphs, list items "
+            "and sentences, never inside a table; every DESIGN.md chunk field filled.",
+        ),
+        stage_spec(
+            CHILDREN,
+            group_name="chunking",
+            kinds={"parquet"},
+            code_version=versions[CHILDREN],
+            description="~450-token child chunks (15% overlap) inside their parent, for embedding and search; the string "
+            "the phone embeds (prompt + context header + text + citation) never exceeds the cap.",
+        ),
+        stage_spec(
+            TABLE_SUMMARIES,
+            group_name="chunking",
+            kinds={"parquet"},
+            code_version=versions[TABLE_SUMMARIES],
+            description="A ~50-token summary per table (chunk_type table_summary), typed schedule/scoring/other, linked to "
+            "the parent holding the table; extractive offline by default, an LLM endpoint on demand.",
+        ),
+        stage_spec(
+            VALIDATED_CHUNKS,
+            group_name="quality",
+            kinds={"parquet", "great_expectations"},
+            code_version=versions[VALIDATED_CHUNKS],
+            description="Parents, children and table summaries of a PDF that passed every gate; only these are exported. "
+            "A PDF failing a gate keeps its previous good file (the export ships it as stale) and shows failed.",
+        ),
+    ]
 
 @multi_asset(
     name="pdf_stages",
-    specs=STAGE_SPECS,
+    specs=stage_specs(),
     check_specs=CHECK_SPECS,
     partitions_def=pdf_partitions,
     backfill_policy=range_backfill_policy(),
@@ -109,7 +112,7 @@ def pdf_stages(
     workers: WorkersResource,
 ) -> Iterator[AssetCheckResult]:
     stages = tuple(stage for stage in STAGES if AssetKey(stage.name) in context.selected_asset_keys)
-    settings = SettingResources(extraction, tokenizer, chunk_policy, summarizer)
+    settings = SettingResources(extraction, tokenizer, chunk_policy, summarizer, gates)
     policy = chunk_policy.policy(tokenizer)
     store = paths.store()
     plan = BuildPlan(
