@@ -134,13 +134,19 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
 
 
 def _verdict(result: ExecuteInProcessResult, what: str = "the PDFs' stages") -> RunVerdict:
-    """A step that failed as a whole (not the PDFs' own failures, which each PDF's manifest tells) in one sentence."""
-    crashes = [event for event in result.get_step_failure_events() if event.step_failure_data.user_failure_data is None]
+    """A step that failed as a whole (not the PDFs' own failures, which each PDF's manifest tells: those come
+    as a `Failure`), in one sentence: its first error, a resource that did not start included."""
+    failures = [
+        event
+        for event in result.all_events
+        if (event.is_step_failure and event.step_failure_data.user_failure_data is None)
+        or event.event_type_value == "RESOURCE_INIT_FAILURE"
+    ]
     sentence = None
-    if crashes:
-        error = crashes[0].step_failure_data.error
+    if failures:
+        error = getattr(failures[0].event_specific_data, "error", None)
         message = error.message.strip().splitlines()[0] if error is not None and error.message else "unknown error"
-        sentence = f"{what} failed as a whole (step {crashes[0].step_key}): {message}"
+        sentence = f"{what} failed as a whole (step {failures[0].step_key}): {message}"
     return RunVerdict(result.run_id, result.success, sentence)
 
 

@@ -244,8 +244,7 @@ def _pages(plan: BuildPlan, key: str) -> dict[Stage, StageOutput]:
     }
     if note or warnings:
         metadata["warnings_list"] = Markdown(_bullets(([note] if note else []) + warnings))
-    extra = {**textless, "warnings": [note] if note else []}
-    return {PAGES: StageOutput([to_dict(page) for page in records], metadata, extra)}
+    return {PAGES: StageOutput([to_dict(page) for page in records], metadata, textless)}
 
 
 def _chunks(plan: BuildPlan, key: str) -> dict[Stage, StageOutput]:

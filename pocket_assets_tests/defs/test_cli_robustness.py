@@ -71,7 +71,7 @@ def test_only_the_unbuildable_fail_each_named_in_one_sentence_and_the_exit_code_
     problems = odd_build.printed.split("PDF(s) with a problem")[1].split("warning(s)")[0]
     lines = [line for line in problems.splitlines() if line.startswith("  - ")]
     assert len(lines) == 3
-    assert any(line.startswith("  - intl/broken.pdf: raw_pdf last failed") and "not a PDF" in line for line in lines)
+    assert any(line.startswith("  - intl/broken.pdf: raw_pdf failed") and "not a PDF" in line for line in lines)
     assert any("fr/new\\nline.pdf is not built" in line and "rename the file" in line for line in lines)
     assert any("fr/r\\xe8gles.pdf is not built" in line and "UTF-8" in line for line in lines)
     assert "Traceback" not in odd_build.printed
