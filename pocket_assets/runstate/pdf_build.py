@@ -33,7 +33,7 @@ from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING
 from pocket_assets.core.json_schema import Validator
 from pocket_assets.core.pdf import inspect_pdf, sha256_file
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.quality.chunk_stats import chunks_per_type, pages_without_chunks, token_histogram
+from pocket_assets.core.quality.chunk_stats import chunks_per_type, pages_without_chunks, preview_markdown, token_histogram
 from pocket_assets.core.quality.expectation_batches import expectations_for_batch
 from pocket_assets.core.quality.gate_findings import GateFinding, findings_to_json, gate_findings
 from pocket_assets.core.quality.report import write_report_html
@@ -48,6 +48,7 @@ from pocket_assets.core.quality.validation import (
 from pocket_assets.core.records import (
     CHUNK_PLACE_FIELDS,
     ChunkRecord,
+    PageRecord,
     PdfIdentity,
     chunk_from_dict,
     chunk_place_from_dict,
@@ -85,6 +86,9 @@ SUITE_BATCH_CHUNKS = 4000
 FINDINGS = "gate_failures"  # the `validated_chunks` manifest's `extra` entry holding a PDF's findings
 # How many warnings a materialization lists (the manifest keeps them all).
 LISTED_WARNINGS = 20
+# The validated chunks' preview: a few SDK lines spread over the PDF, each cut short (the metadata stays small).
+PREVIEW_LINES = 3
+PREVIEW_CHARS = 400
 
 
 class Markdown(str):
@@ -318,14 +322,27 @@ def judge(plan: BuildPlan, key: str) -> Judged:
     chunks = [chunk_from_dict(row) for row in rows]
     pages = read_pages(plan.store, key)
     report = check_without_expectations(plan.chunk_schema, key, chunks, pages, plan.policy, records=rows)
-    per_type = chunks_per_type(chunks)
+    return Judged(table.select(list(FRAME_COLUMNS)), report, validated_metadata(chunks, pages))
+
+
+def validated_metadata(chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord]) -> dict[str, Any]:
+    """What a maintainer reads of a PDF's validated chunks, small (issue 31): counts per type, the token
+    figures of what the phone embeds, pages with text and no chunk, and a short preview of SDK lines."""
+    embedded = [chunk for chunk in chunks if chunk.chunk_type != "parent"]
     uncovered = pages_without_chunks(chunks, [page.page for page in pages if page.text.strip()])
-    metadata = {
+    metadata: dict[str, Any] = {
         "chunks": len(chunks),
-        **{f"chunks_{kind}": count for kind, count in per_type.items()},
+        **{f"chunks_{kind}": count for kind, count in chunks_per_type(chunks).items()},
         "pages_without_chunks": len(uncovered),
     }
-    return Judged(table.select(list(FRAME_COLUMNS)), report, metadata)
+    histogram = token_histogram(embedded)
+    if histogram is not None:
+        metadata.update(
+            tokens_min=histogram.minimum, tokens_median=histogram.median, tokens_p95=histogram.p95, tokens_max=histogram.maximum
+        )
+    warned = [page.page for page in pages if page.warnings]
+    metadata["preview"] = Markdown(preview_markdown(embedded, warned, PREVIEW_LINES, PREVIEW_CHARS))
+    return metadata
 
 
 def chunk_table(store: PartitionStore, key: str) -> pa.Table:
