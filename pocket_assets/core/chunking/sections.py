@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pocket_assets.core.chunking.embed_text import fold_whitespace
-from pocket_assets.core.extract.numbering import opens_annex, read_label
+from pocket_assets.core.extract.numbering import DECIMAL, opens_annex, read_label
 from pocket_assets.core.records import Block, PageRecord
 
 # A heading that opens with a bare number ("3 Options"): a manual's chapter, an article for citations.
@@ -85,7 +85,8 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
             if not title:
                 continue
             level = heading_level(block)
-            while stack and stack[-1][0] >= level:
+            number = decimal_parts(title)
+            while stack and (stack[-1][0] >= level or _outside(number, decimal_parts(stack[-1][1]))):
                 stack.pop()
                 child_counts.pop()
             child_counts[-1] += 1
@@ -113,6 +114,21 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
         article_starts=tuple(offset for offset, _ in ordered),
         article_numbers=tuple(number for _, number in ordered),
     )
+
+
+def decimal_parts(heading: str) -> tuple[str, ...]:
+    """The parts of a heading's dotted number (`5.6 a) Phase de zone` -> 5, 6, a), empty when it has none."""
+    label = read_label(heading)
+    return tuple(label.number.replace(" ", ".").split(".")) if label is not None and label.kind == DECIMAL else ()
+
+
+def _outside(number: tuple[str, ...], open_number: tuple[str, ...]) -> bool:
+    """Whether a heading numbered `number` lies outside an open heading numbered `open_number`.
+
+    `5.6 a)` belongs to 5 but not to 5.5, whatever the levels its typography gave them: a
+    document that numbers 5.6's parts without a heading for 5.6 itself still means that.
+    """
+    return bool(number and open_number) and number[: len(open_number)] != open_number
 
 
 def article_number(heading: str) -> str | None:
