@@ -30,6 +30,7 @@ _TWO_LETTERS = re.compile(r"[^\W\d_].*?[^\W\d_]", re.DOTALL)
 _CLOSING = re.compile(r"[;,]\s*$")  # an enumeration item, not a title
 MAX_TITLE_WORDS = 15
 MAX_NUMBERED_TITLE_WORDS = 10
+MAX_BARE_NUMBER_DIGITS = 2  # a part numbered `3.` has one or two digits, as a numbered list item does
 # A caption names a table or figure; it is never a heading.
 _CAPTION = re.compile(r"^(?:tableau|table|figure|fig\.|illustration)\s+\d+\s*[–—:.-]", re.IGNORECASE)
 MIN_CAPITALS = 5  # letters of a line in capitals that makes a heading ("OBJET", "BUREAU")
@@ -73,6 +74,8 @@ def reads_as_heading(text: str, line_count: int) -> bool:
     if label is not None and (not words or not words[0][:1].islower()):
         if label.kind != DECIMAL:
             return len(words) <= MAX_TITLE_WORDS
+        if label.depth == 1 and len(label.number) > MAX_BARE_NUMBER_DIGITS:
+            return False  # "2024. A year ...": a year, not a part
         return line_count == 1 and 0 < len(words) <= MAX_NUMBERED_TITLE_WORDS and not rest.endswith((".", ":"))
     letters = _LETTER.findall(text)
     return (

@@ -138,26 +138,35 @@ def page_paragraphs(
 
 
 def _set_apart_label_lines(paragraphs: list[Paragraph]) -> list[Paragraph]:
-    """A numbered heading line inside a paragraph becomes a paragraph of its own.
+    """A numbered heading line inside a paragraph becomes a paragraph of its own, and a numbered
+    paragraph glued to the one before starts its own.
 
     Word processors often print headings in the body's font with no more space around them than
     between lines (`5.5. Appariement au système Molter` followed at once by its text), so nothing but
-    the numbering and the line break sets them apart. A line in body type is cut out when it reads as
-    a labelled or numbered heading on its own (`reads_as_heading`), the author broke the line after it (the next
-    line's first word would have fitted in the column) and the line before it, if any, ended its
-    paragraph (a sentence end, or a break by the author). A wrapped sentence that happens to open a
-    line with a number fails the last two: it fills the column, or goes on in the next line.
+    the numbering and the line break sets them apart. A line in body type is cut out as a heading when
+    it reads as a labelled or numbered heading on its own (`reads_as_heading`), the author broke the
+    line after it (the next line's first word would have fitted in the column) and the line before
+    it, if any, ended its paragraph (a sentence end, or a break by the author). A wrapped sentence
+    that happens to open a line with a number fails the last two: it fills the column, or goes on in
+    the next line. A longer line that opens with a label (`Art. 14. - Le bureau ...`, `4.1 Chaque
+    ...`) after a sentence ended by the author starts a paragraph, so its number opens a line of
+    the text, where article numbers are read.
     """
     lines = [line for paragraph in paragraphs for line in paragraph.lines]
     result: list[Paragraph] = []
     for paragraph in paragraphs:
         cut_from = 0
         for index, line in enumerate(paragraph.lines):
-            if len(paragraph.lines) > 1 and _is_label_line(paragraph.lines, index, lines):
+            if len(paragraph.lines) == 1:
+                break
+            if _is_label_line(paragraph.lines, index, lines):
                 if index > cut_from:
                     result.append(Paragraph(paragraph.lines[cut_from:index]))
                 result.append(Paragraph((line,)))
                 cut_from = index + 1
+            elif index > cut_from and _opens_numbered_paragraph(paragraph.lines[index - 1], line, lines):
+                result.append(Paragraph(paragraph.lines[cut_from:index]))
+                cut_from = index
         if cut_from == 0:
             result.append(paragraph)
         elif cut_from < len(paragraph.lines):
@@ -180,6 +189,16 @@ def _is_label_line(lines: tuple[Line, ...], index: int, page_lines: list[Line]) 
         return False
     previous = lines[index - 1] if index else None
     return previous is None or bool(_ENDS_PARAGRAPH.search(previous.text)) or _broken_before(previous, line, page_lines)
+
+
+def _opens_numbered_paragraph(previous: Line, line: Line, page_lines: list[Line]) -> bool:
+    """A line opening with a label, after a sentence the author ended there (see `_set_apart_label_lines`)."""
+    return (
+        not line.mono
+        and read_label(line.text.strip()) is not None
+        and bool(_ENDS_PARAGRAPH.search(previous.text))
+        and _broken_before(previous, line, page_lines)
+    )
 
 
 def _broken_before(line: Line, following: Line, page_lines: list[Line]) -> bool:
