@@ -48,6 +48,8 @@ COMPETITION_RULES = [
     BODY,
     "6. Sanctions",
     BODY,
+    "7 - Appels et réclamations",
+    BODY,
 ]
 # The same kind of document labelled the French administrative way.
 LABELLED_RULES = [
@@ -94,6 +96,7 @@ def test_single_font_numbered_headings_give_section_path_and_article(
     assert place_of(pages, "Phase de zone") == ((part, "5.6 a) Phase de zone"), "5.6 a")
     assert place_of(pages, "Phase finale") == ((part, "5.6 b) Phase finale"), "5.6 b")
     assert place_of(pages, "Sanctions") == (("6. Sanctions",), "6")
+    assert place_of(pages, "Appels et réclamations") == (("7 - Appels et réclamations",), "7")
     molter = next(child for child in result.children if child.text.startswith("## 5.5. Appariement"))
     assert (molter.section, molter.article_num) == ("5.5. Appariement au système Molter", "5.5")
     # Every child but the one opening with the document's title (a paragraph) carries its section.
@@ -179,6 +182,7 @@ def test_a_bare_number_in_body_type_is_a_minor_heading_where_headings_are_styled
         ("5.6 a) Phase de zone", "decimal", "5.6 a", 3),
         ("5.6. b) Phase finale", "decimal", "5.6 b", 3),
         ("3. Recall Period", "decimal", "3", 1),
+        ("6 – Sanctions", "decimal", "6", 1),
     ],
 )
 def test_label_grammar_of_regulations(text: str, kind: str, number: str, depth: int) -> None:

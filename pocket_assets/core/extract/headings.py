@@ -74,8 +74,8 @@ def reads_as_heading(text: str, line_count: int) -> bool:
     if label is not None and (not words or not words[0][:1].islower()):
         if label.kind != DECIMAL:
             return len(words) <= MAX_TITLE_WORDS
-        if label.depth == 1 and len(label.number) > MAX_BARE_NUMBER_DIGITS:
-            return False  # "2024. A year ...": a year, not a part
+        if label.depth == 1 and (len(label.number) > MAX_BARE_NUMBER_DIGITS or not words or not words[0][:1].isupper()):
+            return False  # "2024. A year ...", "2 - 3 joueurs": a year, a range, not a part
         return line_count == 1 and 0 < len(words) <= MAX_NUMBERED_TITLE_WORDS and not rest.endswith((".", ":"))
     letters = _LETTER.findall(text)
     return (

@@ -49,10 +49,10 @@ _NAMED = re.compile(
     r"(?=\s|$|[:–—\-.,)])",
     re.IGNORECASE,
 )
-# "3.9.", "2.1 Title", "A.2 Title", "6." only with a dot after it; a letter item of a numbered paragraph
-# is part of its number ("5.6 a) Phase de zone", "5.6. b) Phase finale").
+# "3.9.", "2.1 Title", "A.2 Title", "6." only with a dot after it, or a dash ("6 – Sanctions"); a letter
+# item of a numbered paragraph is part of its number ("5.6 a) Phase de zone", "5.6. b) Phase finale").
 _DECIMAL = re.compile(
-    r"^(?P<number>\d+(?:\.\d+)+|[A-Z](?:\.\d+)+|\d+(?=\.))\.?(?:\s?(?P<letter>[a-z])\))?(?=\s|$)"
+    r"^(?P<number>\d+(?:\.\d+)+|[A-Z](?:\.\d+)+|\d+(?=\.|\s[–—-]\s))\.?(?:\s?(?P<letter>[a-z])\))?(?=\s|$)"
 )
 _ORDINAL_SUFFIX = re.compile(r"(?:er|re|ère)(?=\s|$)", re.IGNORECASE)
 
