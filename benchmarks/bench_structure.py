@@ -18,7 +18,8 @@ vendored tokenizer and `ChunkPolicy()`):
 - corpus-wild: table precision and recall on a sample of pages labelled by eye
   (`table_labels_wild.json`: per page, how many tables a reader sees there).
 
-Run: .venv/bin/python benchmarks/bench_structure.py [--shared DIR] [--half tuning|checking] [--only regs|outline|wild] [-v]
+Run: .venv/bin/python benchmarks/bench_structure.py [--shared DIR] [--half tuning|checking] [--only regs|outline|wild]
+     [--outside PDF ...] [-v]
 """
 
 from __future__ import annotations
@@ -460,6 +461,8 @@ def main() -> None:
     parser.add_argument("--split", type=Path, default=SPLIT)
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--half", choices=HALVES, help="one half only (default: both)")
+    parser.add_argument("--outside", type=Path, nargs="*", default=[],
+                        help="PDFs with an outline outside ../shared, in neither half (e.g. /usr/share/doc/*/*.pdf)")
     parser.add_argument("--only", choices=("regs", "outline", "wild"))
     parser.add_argument("-v", "--verbose", action="store_true", help="misses, extras and leaks on stderr")
     arguments = parser.parse_args()
@@ -476,6 +479,9 @@ def main() -> None:
             print(f"\n## outlines, {half} half (levels 1-2 seen on their page, in some child's section_path there; "
                   "running-line leaks)\n")
             figures[half].outline_recalls = run_outlines(halves[half]["outline"], counter, arguments.verbose)
+    if arguments.outside and arguments.only in (None, "outline"):
+        print("\n## outlines of PDFs outside ../shared (in neither half)\n")
+        run_outlines(arguments.outside, counter, arguments.verbose)
     if arguments.only in (None, "wild"):
         run_wild(arguments.shared / "corpus-wild", arguments.labels, arguments.verbose)
     for half, values in figures.items():
