@@ -156,9 +156,7 @@ def _set_apart_label_lines(paragraphs: list[Paragraph]) -> list[Paragraph]:
     result: list[Paragraph] = []
     for paragraph in paragraphs:
         cut_from = 0
-        for index, line in enumerate(paragraph.lines):
-            if len(paragraph.lines) == 1:
-                break
+        for index, line in enumerate(paragraph.lines if len(paragraph.lines) > 1 else ()):
             if _is_label_line(paragraph.lines, index, lines):
                 if index > cut_from:
                     result.append(Paragraph(paragraph.lines[cut_from:index]))
@@ -175,13 +173,14 @@ def _set_apart_label_lines(paragraphs: list[Paragraph]) -> list[Paragraph]:
 
 
 _ENDS_PARAGRAPH = re.compile(r"[.;:!?»)]\s*$")
+_MAY_OPEN_LABEL = re.compile(r"^\s*[\dA-Z]")  # labels open with a digit or a capital: the cheap test first
 
 
 def _is_label_line(lines: tuple[Line, ...], index: int, page_lines: list[Line]) -> bool:
     """Whether `lines[index]` is a heading set in a paragraph's lines (see `_set_apart_label_lines`)."""
     line = lines[index]
     text = line.text.strip()
-    if line.bold or line.mono or line.margin_label or read_label(text) is None:
+    if line.bold or line.mono or line.margin_label or not _MAY_OPEN_LABEL.match(text) or read_label(text) is None:
         return False  # (a bold line is cut from regular text by its style; bold lines together are one heading)
     if not reads_as_heading_line(text, spread=True):  # (a number at the end: a contents entry)
         return False
@@ -195,8 +194,9 @@ def _opens_numbered_paragraph(previous: Line, line: Line, page_lines: list[Line]
     """A line opening with a label, after a sentence the author ended there (see `_set_apart_label_lines`)."""
     return (
         not line.mono
-        and read_label(line.text.strip()) is not None
         and bool(_ENDS_PARAGRAPH.search(previous.text))
+        and bool(_MAY_OPEN_LABEL.match(line.text))
+        and read_label(line.text.strip()) is not None
         and _broken_before(previous, line, page_lines)
     )
 
