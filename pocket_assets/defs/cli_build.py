@@ -237,7 +237,7 @@ def list_stale(raw_dir: str | None, output_dir: str | None) -> int:
         print(error)
         return 2
     versions = environment_versions()
-    verdicts = pdf_staleness(paths, versions=versions)
+    verdicts = pdf_staleness(paths)
     stale = [verdict for verdict in verdicts if verdict.stale]
     print(f"{len(stale)} of {len(verdicts)} PDF(s) in {paths.raw_path} to build; current versions:")
     print("\n".join(f"  {stage}: {version}" for stage, version in versions.items() if version))
@@ -286,7 +286,7 @@ def prune(older_than_days: float, raw_dir: str | None, output_dir: str | None) -
         keys = instance.get_dynamic_partitions(pdf_partitions.name)
         current = {
             manifest.run_id
-            for key in keys
+            for key in filter(store.accepts, keys)
             for stage in (*STAGES, EXPORT)
             if (manifest := store.manifest(stage, key)) is not None and manifest.run_id
         }

@@ -88,7 +88,7 @@ def gate_check_results(
 def stored_findings(store: PartitionStore, keys: Sequence[str]) -> dict[str, list[GateFinding]]:
     """Every PDF's findings from the last run that judged it (a PDF never judged is left out)."""
     judged = {}
-    for key in keys:
+    for key in filter(store.accepts, keys):
         manifest = store.manifest(VALIDATED_CHUNKS, key)
         if manifest is not None and FINDINGS in manifest.extra:
             judged[key] = findings_from_json(manifest.extra[FINDINGS]) if manifest.status == STATUS_FAILED else []

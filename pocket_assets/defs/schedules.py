@@ -49,7 +49,7 @@ def corpus_refresh(context: ScheduleEvaluationContext, paths: CorpusPaths) -> li
     forget_pdfs(instance, paths.store(), vanished_pdfs(instance, keys), log=context.log.info)
     sources = current_sources(paths.raw_path, keys)
     versions = environment_versions()
-    stale = [verdict for verdict in pdf_staleness(paths, sources, versions) if verdict.stale]
+    stale = [verdict for verdict in pdf_staleness(paths, sources) if verdict.stale]
     if not stale:
         return SkipReason(f"all {len(keys)} PDF(s) up to date")
     context.log.info(f"{len(stale)} PDF(s) to build:\n{describe(stale)}")

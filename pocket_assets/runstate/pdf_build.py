@@ -58,6 +58,7 @@ from pocket_assets.core.records import (
 from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tables.summaries import Summarizer, has_table_blocks, summarize_tables
 from pocket_assets.core.tokenizer import TokenCounter
+from pocket_assets.runstate.output_folder import inside
 from pocket_assets.runstate.page_records import read_pages
 from pocket_assets.runstate.pdf_notes import pages_without_text, text_warning
 from pocket_assets.runstate.stages import (
@@ -69,8 +70,10 @@ from pocket_assets.runstate.stages import (
     SOURCE,
     TABLE_SUMMARIES,
     VALIDATED_CHUNKS,
+    Setting,
     Stage,
 )
+from pocket_assets.runstate.staleness import SETTINGS
 from pocket_assets.runstate.storage import (
     STATUS_FAILED,
     STATUS_OK,
@@ -104,6 +107,7 @@ class BuildPlan:
     corpora: tuple[str, ...]
     stages: tuple[Stage, ...]  # the selected stages, in lineage order
     versions: Mapping[Stage, str | None]
+    settings: Mapping[str, Setting]  # what the versions are made of: recorded, so a stale reason names the change
     run_id: str
     extraction: ExtractionOptions
     counter: TokenCounter
@@ -165,7 +169,11 @@ Builder = Callable[[BuildPlan, str], Mapping[Stage, StageOutput]]
 
 
 def build_pdf(plan: BuildPlan, key: str) -> PdfOutcome:
-    """Every selected stage of one PDF, in lineage order; see the module docstring."""
+    """Every selected stage of one PDF, in lineage order; see the module docstring. A partition key that leaves
+    the raw folder (`fr/../../x.pdf`, added by hand through the API) is refused before anything is read or written."""
+    refusal = key_refusal(key, plan.raw_dir)
+    if refusal is not None:
+        return PdfOutcome(key, tuple(StageResult(stage, STATUS_FAILED, refusal) for stage in plan.stages))
     started = time.perf_counter()
     results: list[StageResult] = []
     judged: Judged | None = None
@@ -200,6 +208,15 @@ def record_death(plan: BuildPlan, key: str, why: str) -> PdfOutcome:
     failed, recorded in its manifests like any other failure."""
     reason = str(PdfError(key, why))
     return PdfOutcome(key, tuple(_record(plan, stage, key, STATUS_FAILED, reason) for stage in plan.stages))
+
+
+def key_refusal(key: str, raw_dir: Path) -> str | None:
+    """Why a partition key cannot name a PDF of the raw folder (absolute, or climbing out of it); None if it can."""
+    try:
+        inside(raw_dir, key)
+    except ValueError as error:
+        return f"refused: the partition key {error}; a PDF is built only from inside the raw folder"
+    return None
 
 
 def _steps(stages: Sequence[Stage]) -> list[tuple[Stage, ...]]:
@@ -435,7 +452,7 @@ def _store(plan: BuildPlan, stage: Stage, key: str, output: StageOutput) -> Stag
             source_sha256=sha256,
             code_version=plan.versions.get(stage),
             run_id=plan.run_id,
-            extra=dict(output.extra),
+            extra={**output.extra, SETTINGS: _recorded_settings(plan, stage)},
         ),
     )
     return StageResult(stage, STATUS_OK, None, {"dagster/row_count": rows, **output.metadata})
@@ -455,17 +472,24 @@ def _record(
             source_sha256=previous.source_sha256 if previous else None,
             code_version=plan.versions.get(stage),
             run_id=plan.run_id,
-            extra=dict(extra or {}),
+            extra={**(extra or {}), SETTINGS: _recorded_settings(plan, stage)},
         )
     )
     return StageResult(stage, status, reason)
 
 
+def _recorded_settings(plan: BuildPlan, stage: Stage) -> dict[str, Any]:
+    return {name: plan.settings[name].value for name in stage.setting_names() if name in plan.settings}
+
+
 def page_counts(store: PartitionStore, keys: Sequence[str]) -> dict[str, int]:
-    """Each PDF's page count as `raw_pdf` last recorded it (0 when it has none): the order that keeps every
-    worker busy to the end starts with the longest."""
+    """Each PDF's page count as `raw_pdf` last recorded it (0 when it has none, or it cannot be read): the
+    order that keeps every worker busy to the end starts with the longest."""
     counts = {}
     for key in keys:
-        identity = store.read_last_good(SOURCE, key, ["page_count"])
+        try:
+            identity = store.read_last_good(SOURCE, key, ["page_count"])
+        except (ValueError, OSError):  # a key that leaves the store, a damaged file: that PDF's build says so
+            identity = None
         counts[key] = identity.column(0)[0].as_py() or 0 if identity is not None and identity.num_rows else 0
     return counts

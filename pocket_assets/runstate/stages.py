@@ -116,3 +116,32 @@ def stage_named(name: str) -> Stage:
 def stage_versions(settings: Mapping[str, Setting]) -> dict[Stage, str | None]:
     """Every stage, in lineage order, to its version under `settings` (all of `SETTING_ORDER`)."""
     return {stage: stage.version(settings) for stage in STAGES}
+
+
+# The settings' fields a user sets through the environment, named as they set them.
+ENVIRONMENT_NAMES = {
+    "child_tokens": "CHUNK_SIZE_TOKENS",
+    "child_overlap": "CHUNK_OVERLAP_TOKENS",
+    "tokenizer": "POCKET_ASSETS_TOKENIZER",
+}
+
+
+def setting_changes(stage: Stage, recorded: Mapping[str, Mapping[str, Any]], current: Mapping[str, Setting]) -> list[str]:
+    """What changed between the settings a stage's output recorded and the current ones, one phrase per field
+    (`child_tokens (CHUNK_SIZE_TOKENS) 450 → 300`); empty when the record is missing or nothing differs."""
+    changes = []
+    for name in stage.setting_names():
+        before, after = recorded.get(name), current.get(name)
+        if before is None or after is None:
+            continue
+        for field_name in sorted(set(before) | set(after.value)):
+            old, new = before.get(field_name), after.value.get(field_name)
+            if old != new:
+                label = f"{field_name} ({ENVIRONMENT_NAMES[field_name]})" if field_name in ENVIRONMENT_NAMES else field_name
+                changes.append(f"{label} {_shown(old)} → {_shown(new)}")
+    return changes
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= 40 else text[:39] + "…"

@@ -43,8 +43,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> CorpusPaths:
     return paths
 
 
-def _stale(paths: CorpusPaths, versions=None) -> dict[str, str]:
-    return {v.partition_key: v.reasons[0] for v in pdf_staleness(paths, versions=versions) if v.stale}
+def _stale(paths: CorpusPaths, resources=None) -> dict[str, str]:
+    return {v.partition_key: v.reasons[0] for v in pdf_staleness(paths, resources=resources) if v.stale}
 
 
 def test_nothing_changed_nothing_stale(built: CorpusPaths, capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,7 +96,7 @@ def test_extraction_and_summarizer_settings_mark_their_stage_and_after(
 ) -> None:
     environment = SettingResources.from_environment()
     changed = SettingResources(**{**environment.as_resources(), **change})
-    stale = _stale(built, changed.versions())
+    stale = _stale(built, changed)
     assert sorted(stale) == KEYS
     assert all(reason.startswith(f"{first_stale_stage} built with") for reason in stale.values())
 

@@ -28,6 +28,7 @@ from pocket_assets.defs.resources import (
     WorkersResource,
 )
 from pocket_assets.runstate.pdf_build import BuildPlan, SuiteBatches, build_pdf, page_counts, record_death
+from pocket_assets.runstate.storage import remove_dead_temps
 from pocket_assets.runstate.stages import (
     CHILDREN,
     PAGES,
@@ -121,6 +122,7 @@ def pdf_stages(
         corpora=paths.corpus_names,
         stages=stages,
         versions=settings.versions(),
+        settings=settings.settings(),
         run_id=context.run.run_id,
         extraction=extraction.options(),
         counter=tokenizer.counter(),
@@ -130,6 +132,8 @@ def pdf_stages(
         chunk_schema=gates.chunk_schema(),
         reports_dir=paths.output_path / "reports" / "validation",
     )
+    for leftover in remove_dead_temps(store.root):
+        context.log.info(f"removed {leftover.name}, a temp file of a build that was killed")
     counts = page_counts(store, context.partition_keys)
     keys = sorted(context.partition_keys, key=lambda key: (-counts[key], key))  # the longest first
     events = PdfEvents(context, stages, len(keys))
