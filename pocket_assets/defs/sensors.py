@@ -32,6 +32,7 @@ from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.scan_cursor import decode_states, dumps, encode_states, loads
 from pocket_assets.defs.staleness import pdf_staleness
 from pocket_assets.runstate.corpus_scan import scan_corpus
+from pocket_assets.runstate.duplicates import duplicate_pdfs
 from pocket_assets.runstate.export_state import export_fingerprint, exported_fingerprint
 from pocket_assets.runstate.stages import STAGES
 
@@ -62,7 +63,9 @@ def raw_pdf_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> Sens
     removed = vanished_pdfs(context.instance, list(changes.states))
     forget_pdfs(context.instance, paths.store(), removed, log=context.log.info)
     new_partitions = sorted(key for key in changes.states if key not in registered)
-    candidates = sorted({*changes.added, *changes.changed, *new_partitions})
+    sources = {key: state.sha256 for key, state in changes.states.items()}
+    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
+    candidates = sorted({*changes.added, *changes.changed, *new_partitions} - set(duplicates))
     if context.cursor is None:
         verdicts = pdf_staleness(paths, {key: changes.states[key].sha256 for key in candidates})
         candidates = [verdict.partition_key for verdict in verdicts if verdict.stale]
