@@ -404,7 +404,7 @@ class SuiteBatches:
         target = plan.reports_dir / f"{stage_file_stem(key)}.html"
         write_report_html(target, [report], f"Validation report, {key}")
         findings = _findings(plan.store, report)
-        metadata = {**judged.metadata, "gate_report": str(target)}
+        metadata = {**judged.metadata, "gate_report": target}
         extra = {FINDINGS: findings_to_json(findings)}
         if findings:
             reason = _failure_sentence(key, findings)
