@@ -8,16 +8,16 @@ re-reading the PDF.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pymupdf
 
+from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract.cleanup import is_page_counter
+from pocket_assets.core.extract.ocr import PageOcr
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, Line, read_lines, text_column_left, text_dict
-from pocket_assets.core.extract.ocr import ocr_textpage
-from pocket_assets.core.pdf import iter_document_pages
-from pocket_assets.core.tables.readable import readable_cells
 from pocket_assets.core.extract.tables import (
     FoundTable,
     aligned_candidates,
@@ -25,9 +25,17 @@ from pocket_assets.core.extract.tables import (
     find_page_tables,
     may_hold_table,
 )
+from pocket_assets.core.extract.turn import reading_frame, turned, turned_text, turned_words
+from pocket_assets.core.pdf import MUPDF_ERRORS, REPAIRED_WARNING, load_page, no_readable_page
+from pocket_assets.core.tables.readable import readable_cells
 
 IMAGE_ONLY_WARNING = "image-only page: no text layer (scanned?)"
 EMPTY_WARNING = "empty page"
+UNREADABLE_WARNING = "the page's content could not be read fully ({}): text may be missing"
+OCR_WARNING = "no text layer: text read by OCR ({})"
+# MuPDF's messages that mean part of a content stream was skipped (it goes on after a syntax
+# error, so the page reads as shorter, or as empty); an ICC profile's is about colours only.
+_CONTENT_ERROR = re.compile(r"^(?!.*ICC).*(syntax error|stack overflow).*$", re.MULTILINE)
 MARGIN_SHARE = 0.1  # top and bottom tenth of the page: where running headers and footers sit
 EDGE_SLACK = 2.0  # pt: lines this close to the page's first or last line share its edge (and its place)
 # Where a line may run from page to page: (place, in a margin band); ("", False) for a line of the text.
@@ -46,6 +54,7 @@ class PageScan:
     warnings: tuple[str, ...]
     column_left: float | None  # the page's own estimate of its text column's left edge (`text_column_left`)
     margin_places: tuple[tuple[MarginPlace, ...], ...]  # each line's `margin_places`, in the shape of `blocks`
+    damage: str | None = None  # MuPDF's reason when it could not load the page or read all of its content
 
     def margin_position(self, line: Line) -> str | None:
         """'top' or 'bottom' when the line sits in a page margin band."""
@@ -89,16 +98,23 @@ def margin_places(blocks: list[list[Line]], height: float) -> tuple[tuple[Margin
 
 
 def _page_tables(
-    page: pymupdf.Page, textpage: pymupdf.TextPage, data: dict[str, Any], warnings: list[str]
+    page: pymupdf.Page,
+    textpage: pymupdf.TextPage | None,
+    data: dict[str, Any],
+    drawings: list[dict[str, Any]],
+    warnings: list[str],
 ) -> list[FoundTable]:
     """Ruled tables on pages with crossing rules, then unruled ones on runs of aligned lines elsewhere.
-    `textpage`: the page's own text layer, which ruled tables' cells are read from (on a page read by
-    OCR, `data` comes from the OCR's text page instead: its cells stay those of the text layer)."""
+
+    `page` is shown turned as it is read, `data` is its text dictionary in that frame, `drawings`
+    its `get_cdrawings()` (unrotated). `textpage`: the page's own text layer, which `find_tables()`
+    and the ruled tables' cells are read from; None on a page read by OCR, whose text layer is
+    empty: its tables are read from the OCR's lines only.
+    """
     tables: list[FoundTable] = []
-    drawings = page.get_cdrawings()  # read once: the pre-filter and the table finder both need them
-    if may_hold_table(drawings):
+    if textpage is not None and may_hold_table(drawings, quarter_turned=page.rotation % 180 != 0):
         try:
-            tables = find_page_tables(page, textpage=textpage, drawings=drawings)
+            tables = find_page_tables(page, textpage)
         except Exception as error:  # a table failure costs the table, never the page
             warnings.append(f"table detection failed: {error}")
     tables = [table for table in tables if readable_cells(table.cells)]  # a grid of graphics is no table
@@ -113,22 +129,98 @@ def _page_tables(
     return tables
 
 
-def scan_page(
-    page: pymupdf.Page, number: int, detect_tables: bool, ocr_language: str | None, tessdata: str | None
-) -> PageScan:
-    """Read one page; OCR it only when asked and it has no text layer."""
-    warnings: list[str] = []
-    rect = page.rect
-    width, height = rect.width, rect.height
-    textpage = page.get_textpage(flags=DICT_FLAGS)  # the cells of a ruled table are read from it too
+def _has_text(data: dict[str, Any]) -> bool:
+    return any(
+        span["text"].strip()
+        for block in data["blocks"]
+        if block.get("type", 0) == 0
+        for line in block["lines"]
+        for span in line["spans"]
+    )
+
+
+def _content_problem() -> str | None:
+    """MuPDF's first message since the last call that says page content was skipped (and forget them all)."""
+    found = _CONTENT_ERROR.search(pymupdf.TOOLS.mupdf_warnings(reset=True))
+    return found.group(0).strip() if found else None
+
+
+def _read_text(page: pymupdf.Page) -> tuple[pymupdf.TextPage | None, dict[str, Any], str | None]:
+    """The page's text layer and its dictionary, and what MuPDF could not read of its content.
+
+    MuPDF skips what it cannot parse and goes on (a syntax error) or gives up on the page (an
+    exception, e.g. 100,000 nested arrays): either way the page's text is short of what it shows,
+    which must not pass for an empty page.
+    """
+    pymupdf.TOOLS.mupdf_warnings(reset=True)
+    try:
+        textpage = page.get_textpage(flags=DICT_FLAGS)
+        data = text_dict(page, textpage)
+    except MUPDF_ERRORS as error:
+        _content_problem()
+        return None, {"blocks": []}, str(error)
+    return textpage, data, _content_problem()
+
+
+def _drawings(page: pymupdf.Page) -> list[dict[str, Any]]:
+    """The page's vector drawings (the table pre-filter's and OCR's test); none when MuPDF cannot read them
+    (the text reading has then told the page's content problem)."""
+    try:
+        return page.get_cdrawings()
+    except MUPDF_ERRORS:
+        return []
+
+
+def _has_images(page: pymupdf.Page) -> bool:
+    try:
+        return bool(page.get_images())
+    except MUPDF_ERRORS:
+        return False
+
+
+def _ocr_text(page: pymupdf.Page, ocr: PageOcr, warnings: list[str]) -> dict[str, Any] | None:
+    """The text dictionary Tesseract reads on the page image, or None (OCR missing or failed, said in `warnings`)."""
+    try:
+        textpage = ocr.textpage(page)
+    except MUPDF_ERRORS as error:
+        warnings.append(f"OCR failed ({error})")
+        return None
+    if textpage is None:
+        notice = ocr.first_notice()
+        if notice:
+            warnings.append(notice)
+        return None
     data = text_dict(page, textpage)
-    blocks = read_lines(data, width)
-    if not blocks and ocr_language and tessdata and page.get_images():
-        data = text_dict(page, ocr_textpage(page, ocr_language, tessdata))
-        blocks = read_lines(data, width)
-    if not blocks and page.get_images():
+    if not _has_text(data):
+        return None
+    warnings.append(OCR_WARNING.format(ocr.language))
+    return data
+
+
+def scan_page(page: pymupdf.Page, number: int, detect_tables: bool, ocr: PageOcr | None) -> PageScan:
+    """Read one page in the frame its text runs left to right in; OCR it when it has no text layer."""
+    warnings: list[str] = []
+    textpage, data, problem = _read_text(page)
+    drawings = _drawings(page) if problem is None else []
+    has_text = _has_text(data)
+    images = not has_text and problem is None and _has_images(page)
+    # Text may be in an image (a scan) or drawn as outlines: what shows something is read by OCR.
+    if (images or (drawings and not has_text)) and ocr is not None:
+        ocr_data = _ocr_text(page, ocr, warnings)
+        if ocr_data is not None:
+            textpage, data, has_text, images = None, ocr_data, True, False
+    if images:
         warnings.append(IMAGE_ONLY_WARNING)
-    tables = _page_tables(page, textpage, data, warnings) if detect_tables and blocks else []
+    if problem is not None:
+        warnings.append(UNREADABLE_WARNING.format(problem))
+    frame = reading_frame(data, page.rotation)
+    if frame.warning:
+        warnings.append(frame.warning)
+    with turned(page, frame.rotation):
+        shown = turned_text(data, page)
+        rect = page.rect
+        blocks = read_lines(shown, rect.width) if has_text else []
+        tables = _page_tables(page, textpage, shown, drawings, warnings) if detect_tables and blocks else []
     if tables:
         blocks = [
             [line for line in lines if not any(table.contains(line.x0, line.y0, line.x1, line.y1) for table in tables)]
@@ -137,25 +229,38 @@ def scan_page(
         blocks = [lines for lines in blocks if lines]
     return PageScan(
         number=number,
-        height=height,
+        height=rect.height,
         blocks=tuple(tuple(lines) for lines in blocks),
         tables=tuple(tables),
         warnings=tuple(warnings),
-        column_left=text_column_left([line for lines in blocks for line in lines], width),
-        margin_places=margin_places(blocks, height),
+        column_left=text_column_left([line for lines in blocks for line in lines], rect.width),
+        margin_places=margin_places(blocks, rect.height),
+        damage=problem,
     )
 
 
-def scan_pages(
-    document: pymupdf.Document,
-    source: str,
-    detect_tables: bool,
-    ocr_language: str | None,
-    tessdata: str | None,
-) -> list[PageScan]:
-    """Scan every page of the open PDF, in order. `source` names the file in the error of a page that
-    cannot be read."""
-    return [
-        scan_page(page, number, detect_tables, ocr_language, tessdata)
-        for number, page in iter_document_pages(document, source)
-    ]
+def _unloaded_page(number: int, reason: str) -> PageScan:
+    return PageScan(number, 0.0, (), (), (UNREADABLE_WARNING.format(reason),), None, (), damage=reason)
+
+
+def scan_pages(document: pymupdf.Document, source: str, detect_tables: bool, ocr_language: str | None) -> list[PageScan]:
+    """Scan every page of the open PDF, in order (`ocr_language`: Tesseract's languages, None for no OCR).
+
+    A page MuPDF cannot load or read is a page warning; the PDF fails (a `PdfError` naming
+    `source`) only when no page can be read at all. A PDF MuPDF had to repair says so on its
+    first page.
+    """
+    ocr = PageOcr(ocr_language) if ocr_language else None
+    scans: list[PageScan] = []
+    for number in range(1, document.page_count + 1):
+        try:
+            page = load_page(document, number, source)
+        except PdfError as error:
+            scans.append(_unloaded_page(number, error.reason))
+            continue
+        scans.append(scan_page(page, number, detect_tables, ocr))
+    if all(scan.damage and not scan.blocks and not scan.tables for scan in scans):
+        raise no_readable_page(source, len(scans), scans[0].damage)
+    if document.is_repaired:
+        scans[0] = replace(scans[0], warnings=(REPAIRED_WARNING, *scans[0].warnings))
+    return scans
