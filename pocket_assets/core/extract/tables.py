@@ -136,44 +136,32 @@ def _centred_words(words: list[tuple]) -> _CentredWords:
     return _CentredWords([cy for cy, _, _ in centred], centred)
 
 
-def _cell_words(cell: tuple[float, float, float, float] | None, words: _CentredWords) -> str:
-    """The words whose centre lies in the cell, in reading order, separated as on the page.
+Cell = tuple[float, float, float, float]
+
+
+def _cell_texts(cells: list[Cell], words: _CentredWords) -> dict[Cell, str]:
+    """Each cell's words, in reading order, separated as on the page; a word in the smallest cell holding its centre.
 
     `Table.extract()` joins characters and loses the spaces TeX never writes
     (`insèredecl directemententête`), so cells are read from MuPDF's words instead.
-    Only the words of the cell's height are looked at: a page's table has hundreds of cells.
+    The "lines" strategy may also close a box around a block of the grid (turned pages
+    above all): read whole, that box would repeat the words of every cell inside it, so
+    it keeps only the words no smaller cell holds (a caption inside the table's frame).
+    Only the words of a cell's height are looked at: a page's table has hundreds of cells.
     """
-    if cell is None:
-        return ""
-    x0, y0, x1, y1 = cell
-    band = words.words[bisect.bisect_left(words.heights, y0) : bisect.bisect_right(words.heights, y1)]
-    inside = [word for _, cx, word in band if x0 <= cx <= x1]
-    inside.sort(key=lambda word: (word[5], word[6], word[7]))
-    lines: dict[tuple[int, int], list[str]] = {}
-    for word in inside:
-        lines.setdefault((word[5], word[6]), []).append(word[4])
-    return _cell_text(join_lines(" ".join(line) for line in lines.values()))
-
-
-def _enclosing_cells(cells: list[tuple[float, float, float, float]]) -> set[tuple[float, float, float, float]]:
-    """Cells that hold the centre of another cell of their table: the table's frame, not a cell.
-
-    The "lines" strategy closes a box wherever rules meet, and on some pages (turned ones
-    above all) it also closes one around a whole block of the grid; read as a cell, it
-    would repeat every word of the cells inside it. Centres are looked up by x, so a cell
-    is compared with its column's cells only.
-    """
-    centres = sorted(((x0 + x1) / 2, (y0 + y1) / 2) for x0, y0, x1, y1 in cells)
-    xs = [x for x, _ in centres]
-    frames = set()
-    for cell in cells:
+    taken: set[int] = set()
+    texts = {}
+    for cell in sorted(set(cells), key=lambda box: ((box[2] - box[0]) * (box[3] - box[1]), box)):
         x0, y0, x1, y1 = cell
-        inside = sum(
-            y0 < y < y1 for _, y in centres[bisect.bisect_right(xs, x0) : bisect.bisect_left(xs, x1)]
-        )
-        if inside > 1:  # its own centre, and another's
-            frames.add(cell)
-    return frames
+        start, end = bisect.bisect_left(words.heights, y0), bisect.bisect_right(words.heights, y1)
+        inside = [index for index in range(start, end) if index not in taken and x0 <= words.words[index][1] <= x1]
+        taken.update(inside)
+        cell_words = sorted((words.words[index][2] for index in inside), key=lambda word: (word[5], word[6], word[7]))
+        lines: dict[tuple[int, int], list[str]] = {}
+        for word in cell_words:
+            lines.setdefault((word[5], word[6]), []).append(word[4])
+        texts[cell] = _cell_text(join_lines(" ".join(line) for line in lines.values()))
+    return texts
 
 
 def find_page_tables(
@@ -195,10 +183,8 @@ def find_page_tables(
     centred = _centred_words(words)
     found = []
     for table in finder.tables:
-        frames = _enclosing_cells(table.cells)
-        rows = [
-            tuple("" if cell in frames else _cell_words(cell, centred) for cell in row.cells) for row in table.rows
-        ]
+        texts = _cell_texts(table.cells, centred)
+        rows = [tuple("" if cell is None else texts[cell] for cell in row.cells) for row in table.rows]
         rows = [row for row in rows if any(row)]
         if len(rows) < 2 or max(len(row) for row in rows) < 2:
             continue
