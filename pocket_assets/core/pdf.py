@@ -153,24 +153,48 @@ def open_pdf(path: Path) -> pymupdf.Document:
         page_count = 0 if encrypted else document.page_count
     except MUPDF_ERRORS as error:
         document.close()
-        raise PdfError(source, f"its page tree is malformed, so its pages cannot be counted ({error})") from None
+        raise PdfError(
+            source, f"its page tree is malformed ({error}), so its pages cannot be counted; re-save it with a PDF editor"
+        ) from None
     if encrypted:
         document.close()
         raise PdfError(source, "encrypted PDF (password required); provide an unencrypted copy")
     if page_count == 0:
         repaired = document.is_repaired
+        listed = _page_tree_top(document)
         document.close()
         if repaired:
             raise PdfError(source, "damaged or truncated PDF: MuPDF repaired it but found no page; replace the file")
+        if listed is not None and listed[1]:
+            count, kids = listed
+            raise PdfError(
+                source,
+                f"its page tree is malformed (its /Count is {count}, not the number of the {kids} page(s) it lists), "
+                "so its pages cannot be counted; re-save it with a PDF editor",
+            )
         raise PdfError(source, "the PDF has zero pages")
     return document
+
+
+def _page_tree_top(document: pymupdf.Document) -> tuple[str, int] | None:
+    """The page tree root's /Count as written and how many kids it lists; None when it cannot be read."""
+    try:
+        kind, pages = document.xref_get_key(document.pdf_catalog(), "Pages")
+        if kind != "xref":
+            return None
+        root = int(pages.split()[0])
+        count = document.xref_get_key(root, "Count")[1]
+        kind, kids = document.xref_get_key(root, "Kids")
+    except (ValueError, *MUPDF_ERRORS):
+        return None
+    return count, kids.count(" R") if kind == "array" else 0
 
 
 def load_page(document: pymupdf.Document, number: int, source: str) -> pymupdf.Page:
     """Page `number` (1-based) of an open PDF; a page MuPDF cannot load is a `PdfError` naming `source` and it."""
     try:
         return document.load_page(number - 1)
-    except MUPDF_ERRORS as error:
+    except (ValueError, *MUPDF_ERRORS) as error:  # ValueError: "page not in document", a page tree that lies
         raise PdfError(source, f"the page cannot be loaded ({error})", page=number) from None
 
 
