@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pymupdf
 import pytest
 
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
-from pocket_assets.core.extract import (
-    ExtractionOptions,
-    OcrUnavailableError,
-    extract_pages,
-)
+from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.records import BLOCK_KINDS
+from pocket_assets_tests.pdf_factory import nested_arrays_pdf
 
 BODY = "The arbiter records the result on the score sheet and signs it at the end of the game."
 SAMPLE_PDF = Path(__file__).resolve().parents[2] / "data" / "raw" / "fr" / "f-array.pdf"
@@ -135,12 +131,20 @@ def test_empty_and_image_only_pages_warn_without_failing(tmp_path: Path) -> None
     assert image_only.text == "" and image_only.warnings == ("image-only page: no text layer (scanned?)",)
 
 
-@pytest.mark.skipif(shutil.which("tesseract") is not None, reason="Tesseract is installed here")
-def test_ocr_requested_without_tesseract_fails_with_the_fix(tmp_path: Path) -> None:
-    document = pymupdf.open()
-    _body(document.new_page(), 80)
-    with pytest.raises(OcrUnavailableError, match="tesseract-ocr"):
-        extract_pages(_save(document, tmp_path), ExtractionOptions(ocr=True))
+@pytest.mark.parametrize(
+    ("in_text", "problem"),
+    [(False, "code=5: exception stack overflow!"), (True, "syntax error: syntax error in array")],
+    ids=["mupdf-gives-up", "mupdf-skips-them"],
+)
+def test_a_page_whose_content_mupdf_cannot_read_is_said_so_not_empty(
+    tmp_path: Path, in_text: bool, problem: str
+) -> None:
+    """100,000 nested arrays: MuPDF stops reading the page (or skips them): what follows is lost, and told."""
+    first, damaged = extract_pages(nested_arrays_pdf(tmp_path / "arrays.pdf", in_text))
+    assert first.text.startswith("A plain first page") and first.warnings == ()
+    assert damaged.warnings == (f"the page's content could not be read fully ({problem}): text may be missing",)
+    assert "Text after them" not in damaged.text
+    assert damaged.text == ("Text before the arrays." if in_text else "")
 
 
 def test_same_pdf_gives_identical_pages(tmp_path: Path) -> None:

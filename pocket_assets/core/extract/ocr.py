@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pymupdf
+
+from pocket_assets.core.extract.reading_order import text_dict
+from pocket_assets.core.extract.turn import transformed_text
 
 
 OCR_DPI = 300  # Tesseract reads body text best at 300 dpi; lower loses accents and small print
@@ -62,10 +66,14 @@ class PageOcr:
         self._told = True
         return self.missing
 
-    def textpage(self, page: pymupdf.Page) -> pymupdf.TextPage | None:
-        """The text recognized on the page's image, readable with `get_text("dict")`; None when OCR cannot run.
+    def text(self, page: pymupdf.Page) -> dict[str, Any] | None:
+        """The text dictionary Tesseract reads on the page as shown, on the unrotated page like any text
+        dictionary of it; None when OCR cannot run (`missing` says why).
 
-        Raises what MuPDF raises when the page cannot be rendered or recognized.
+        Raises what MuPDF raises when the page cannot be rendered or recognized. A turned page is
+        read from an upright copy (`Page.remove_rotation`) and its words put back on the page with
+        `page.derotation_matrix`: PyMuPDF 2.0's `get_textpage_ocr` maps the words of a page turned
+        270° off the page and drops them all.
         """
         if self._tessdata is None and self.missing is None:
             try:
@@ -74,5 +82,14 @@ class PageOcr:
                 self.missing = str(error)
         if self._tessdata is None:
             return None
-        return page.get_textpage_ocr(language=self.language, dpi=OCR_DPI, full=True, tessdata=self._tessdata)
+        if not page.rotation:
+            return text_dict(page, self._recognized(page))
+        with pymupdf.open() as copy:
+            copy.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+            upright = copy[0]
+            upright.remove_rotation()
+            shown = text_dict(upright, self._recognized(upright))
+        return transformed_text(shown, page.derotation_matrix, page.rect * page.derotation_matrix)
 
+    def _recognized(self, page: pymupdf.Page) -> pymupdf.TextPage:
+        return page.get_textpage_ocr(language=self.language, dpi=OCR_DPI, full=True, tessdata=self._tessdata)

@@ -9,6 +9,7 @@ re-reading the PDF.
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -181,19 +182,35 @@ def _has_images(page: pymupdf.Page) -> bool:
 def _ocr_text(page: pymupdf.Page, ocr: PageOcr, warnings: list[str]) -> dict[str, Any] | None:
     """The text dictionary Tesseract reads on the page image, or None (OCR missing or failed, said in `warnings`)."""
     try:
-        textpage = ocr.textpage(page)
+        data = ocr.text(page)
     except MUPDF_ERRORS as error:
         warnings.append(f"OCR failed ({error})")
         return None
-    if textpage is None:
+    if data is None:
         notice = ocr.first_notice()
         if notice:
             warnings.append(notice)
         return None
-    data = text_dict(page, textpage)
     if not _has_text(data):
         return None
     warnings.append(OCR_WARNING.format(ocr.language))
+    return _as_typeset(data)
+
+
+def _as_typeset(data: dict[str, Any]) -> dict[str, Any]:
+    """The OCR's text dictionary with one plain style: its spans' flags cleared, its sizes the page's median.
+
+    Tesseract's text layer is set in one glyphless font flagged monospaced: it tells no
+    typeface, and read as typewriter every scanned page would become a code block. Its
+    sizes are each word's box height, which a table rule or a descender swells: read as
+    type sizes they would make headings of table cells. Headings of a scan come from their
+    wording (numbering, labels, capitals) only.
+    """
+    spans = [span for block in data["blocks"] for line in block.get("lines", ()) for span in line["spans"]]
+    size = statistics.median_low(span["size"] for span in spans)
+    for span in spans:
+        span["flags"] = 0
+        span["size"] = size
     return data
 
 
@@ -240,7 +257,7 @@ def scan_page(page: pymupdf.Page, number: int, detect_tables: bool, ocr: PageOcr
 
 
 def _unloaded_page(number: int, reason: str) -> PageScan:
-    return PageScan(number, 0.0, (), (), (UNREADABLE_WARNING.format(reason),), None, (), damage=reason)
+    return PageScan(number, 0.0, (), (), (f"{reason}: its text is missing",), None, (), damage=reason)
 
 
 def scan_pages(document: pymupdf.Document, source: str, detect_tables: bool, ocr_language: str | None) -> list[PageScan]:

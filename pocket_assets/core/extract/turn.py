@@ -99,14 +99,15 @@ def _turned_box(box: tuple[float, float, float, float], matrix: pymupdf.Matrix) 
 
 
 def turned_text(data: dict[str, Any], page: pymupdf.Page) -> dict[str, Any]:
-    """The text dictionary in the frame of `page` as shown (`page.rotation_matrix`); itself when not turned.
-
-    Every box, origin and direction that the line reader and the table pre-filter read
-    is turned; the rest of each span is shared with `data`.
-    """
+    """The text dictionary in the frame of `page` as shown (`page.rotation_matrix`); itself when not turned."""
     if not page.rotation:
         return data
-    matrix = page.rotation_matrix
+    return transformed_text(data, page.rotation_matrix, page.rect)
+
+
+def transformed_text(data: dict[str, Any], matrix: pymupdf.Matrix, rect: pymupdf.Rect) -> dict[str, Any]:
+    """The text dictionary with every box, origin and direction that the line reader and the table
+    pre-filter read moved by `matrix`, onto a page `rect`; the rest of each span is shared with `data`."""
     turn = pymupdf.Matrix(matrix.a, matrix.b, matrix.c, matrix.d, 0, 0)
     blocks = []
     for block in data["blocks"]:
@@ -121,7 +122,6 @@ def turned_text(data: dict[str, Any], page: pymupdf.Page) -> dict[str, Any]:
             ]
             lines.append({**line, "bbox": _turned_box(line["bbox"], matrix), "dir": (direction.x, direction.y), "spans": spans})
         blocks.append({**block, "bbox": _turned_box(block["bbox"], matrix), "lines": lines})
-    rect = page.rect
     return {**data, "width": rect.width, "height": rect.height, "blocks": blocks}
 
 
