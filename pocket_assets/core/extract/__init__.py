@@ -40,8 +40,9 @@ __all__ = [
 # Bump when the same PDF gives other page text or blocks: the `pages` asset's code version, so every
 # PDF extracted before is stale (v2: unruled tables, margin-label headings, equation blocks; v3: labelled
 # headings and their nesting, small capitals, office tables, short-document running lines, TeX accents;
-# v4: running headers whose text changes with the chapter, "Chapter 1: Introduction 2").
-EXTRACTOR_VERSION = "pocket-extract-v4"
+# v4: running headers whose text changes with the chapter, "Chapter 1: Introduction 2"; v5: turned pages read
+# in their text's frame, each table word in one cell, OCR of pages without a text layer, damaged pages warned).
+EXTRACTOR_VERSION = "pocket-extract-v5"
 
 
 @dataclass(frozen=True)
