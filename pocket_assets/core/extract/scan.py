@@ -37,6 +37,11 @@ OCR_WARNING = "no text layer: text read by OCR ({})"
 # MuPDF's messages that mean part of a content stream was skipped (it goes on after a syntax
 # error, so the page reads as shorter, or as empty); an ICC profile's is about colours only.
 _CONTENT_ERROR = re.compile(r"^(?!.*ICC).*(syntax error|stack overflow).*$", re.MULTILINE)
+# OCR'd pages' blocks (`_column_blocks`): a blank this many line heights wide may part two columns; a page
+# holds two when this many parts lie on each side of its middle, fewer than this share across it, and most
+# parts on each side are this share of the page wide.
+GUTTER, MIN_COLUMN_LINES, MAX_ACROSS_SHARE, COLUMN_SHARE = 2.0, 5, 0.2, 0.25
+SAME_BASELINE = 0.35  # in line heights: pieces whose bottoms differ by less share a baseline
 MARGIN_SHARE = 0.1  # top and bottom tenth of the page: where running headers and footers sit
 EDGE_SLACK = 2.0  # pt: lines this close to the page's first or last line share its edge (and its place)
 # Where a line may run from page to page: (place, in a margin band); ("", False) for a line of the text.
@@ -194,17 +199,18 @@ def _ocr_text(page: pymupdf.Page, ocr: PageOcr, warnings: list[str]) -> dict[str
     if not _has_text(data):
         return None
     warnings.append(OCR_WARNING.format(ocr.language))
-    return _as_typeset(data)
+    return _plain_style(data)
 
 
-def _as_typeset(data: dict[str, Any]) -> dict[str, Any]:
-    """The OCR's text dictionary with one plain style: its spans' flags cleared, its sizes the page's median.
+def _plain_style(data: dict[str, Any]) -> dict[str, Any]:
+    """The OCR's text dictionary in one plain style.
 
     Tesseract's text layer is set in one glyphless font flagged monospaced: it tells no
     typeface, and read as typewriter every scanned page would become a code block. Its
     sizes are each word's box height, which a table rule or a descender swells: read as
-    type sizes they would make headings of table cells. Headings of a scan come from their
-    wording (numbering, labels, capitals) only.
+    type sizes they would make headings of table cells. So flags are cleared and every
+    size is the page's median: headings of a scan come from their wording (numbering,
+    labels, capitals) only.
     """
     spans = [span for block in data["blocks"] for line in block.get("lines", ()) for span in line["spans"]]
     size = statistics.median_low(span["size"] for span in spans)
@@ -214,18 +220,93 @@ def _as_typeset(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _height(box: tuple[float, float, float, float]) -> float:
+    return max(box[3] - box[1], 1.0)
+
+
+def _union(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _column_blocks(data: dict[str, Any]) -> dict[str, Any]:
+    """The OCR's text dictionary (in the frame it is read in) with its lines (MuPDF's pieces of a
+    baseline) in blocks that stay inside one column of text: MuPDF groups the OCR's words into
+    blocks across the gutter of two columns, which would read a two-column scan line across line.
+
+    Each baseline is cut where a blank wider than GUTTER line heights (the page's median)
+    parts two pieces. On a page of two columns of prose (parts on both sides of the middle,
+    few across it, and most parts on each side at least COLUMN_SHARE of the page wide, where
+    a table's cells are narrow) the parts are kept apart; elsewhere a baseline stays whole,
+    so a table reads row by row. Then each part joins the block its column is filling when
+    it sits right below it, or opens one; a part across the middle (a title) closes both
+    columns' blocks. The reading order puts a column's blocks before the next column's.
+    """
+    pieces = sorted(
+        (line for block in data["blocks"] if block.get("type", 0) == 0 for line in block["lines"]),
+        key=lambda line: (line["bbox"][3], line["bbox"][0]),
+    )
+    height = statistics.median(_height(piece["bbox"]) for piece in pieces)
+    rows: list[list[dict[str, Any]]] = []
+    for piece in pieces:
+        if rows and abs(piece["bbox"][3] - rows[-1][0]["bbox"][3]) < SAME_BASELINE * height:
+            rows[-1].append(piece)
+        else:
+            rows.append([piece])
+    cuts: list[list[list[dict[str, Any]]]] = []
+    for row in rows:
+        row.sort(key=lambda piece: piece["bbox"][0])
+        cut = [[row[0]]]
+        for piece in row[1:]:
+            if piece["bbox"][0] - cut[-1][-1]["bbox"][2] > GUTTER * height:
+                cut.append([piece])
+            else:
+                cut[-1].append(piece)
+        cuts.append(cut)
+    middle = data.get("width", 0.0) / 2
+    sides: dict[str, list[float]] = {"left": [], "right": [], "across": []}
+    for cut in cuts:
+        for part in cut:
+            box = _union([piece["bbox"] for piece in part])
+            sides[_side(box, middle)].append(box[2] - box[0])
+    two_columns = (
+        min(len(sides["left"]), len(sides["right"])) >= MIN_COLUMN_LINES
+        and len(sides["across"]) < MAX_ACROSS_SHARE * sum(len(widths) for widths in sides.values())
+        and all(statistics.quantiles(sides[side], n=4)[2] >= COLUMN_SHARE * 2 * middle for side in ("left", "right"))
+    )
+    parts = [part for cut in cuts for part in cut] if two_columns else [sum(cut, []) for cut in cuts]
+    blocks: list[dict[str, Any]] = []
+    filling: dict[str, dict[str, Any]] = {}  # the block each column is filling
+    for part in parts:
+        box = _union([piece["bbox"] for piece in part])
+        side = _side(box, middle) if two_columns else "across"
+        if side == "across":
+            filling.clear()
+        block = filling.get(side)
+        if block is not None and -height / 2 <= box[1] - block["bbox"][3] < height:
+            block["lines"] += part
+            block["bbox"] = _union([block["bbox"], box])
+        else:
+            filling[side] = {"type": 0, "bbox": box, "lines": list(part)}
+            blocks.append(filling[side])
+    return {**data, "blocks": blocks}
+
+
+def _side(box: tuple[float, float, float, float], middle: float) -> str:
+    return "left" if box[2] <= middle else "right" if box[0] >= middle else "across"
+
+
 def scan_page(page: pymupdf.Page, number: int, detect_tables: bool, ocr: PageOcr | None) -> PageScan:
     """Read one page in the frame its text runs left to right in; OCR it when it has no text layer."""
     warnings: list[str] = []
     textpage, data, problem = _read_text(page)
-    drawings = _drawings(page) if problem is None else []
     has_text = _has_text(data)
+    # The drawings serve the table pre-filter on a page with text, and tell OCR a page without shows something.
+    drawings = _drawings(page) if problem is None and (detect_tables or not has_text) else []
     images = not has_text and problem is None and _has_images(page)
     # Text may be in an image (a scan) or drawn as outlines: what shows something is read by OCR.
-    if (images or (drawings and not has_text)) and ocr is not None:
-        ocr_data = _ocr_text(page, ocr, warnings)
-        if ocr_data is not None:
-            textpage, data, has_text, images = None, ocr_data, True, False
+    ocr_data = _ocr_text(page, ocr, warnings) if (images or (drawings and not has_text)) and ocr is not None else None
+    if ocr_data is not None:  # the page's own (empty) text layer holds no table cells either
+        textpage, data, has_text, images = None, ocr_data, True, False
     if images:
         warnings.append(IMAGE_ONLY_WARNING)
     if problem is not None:
@@ -235,6 +316,8 @@ def scan_page(page: pymupdf.Page, number: int, detect_tables: bool, ocr: PageOcr
         warnings.append(frame.warning)
     with turned(page, frame.rotation):
         shown = turned_text(data, page)
+        if ocr_data is not None:
+            shown = _column_blocks(shown)
         rect = page.rect
         blocks = read_lines(shown, rect.width) if has_text else []
         tables = _page_tables(page, textpage, shown, drawings, warnings) if detect_tables and blocks else []
