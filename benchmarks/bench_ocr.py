@@ -1,16 +1,16 @@
 """OCR of pages without a text layer: cost per page and character error rate (CER), per scan resolution.
 
     python benchmarks/bench_ocr.py                       # 2 pages of each corpus-regs PDF (French), 8 of corpus/intl
-    python benchmarks/bench_ocr.py --pages 1 some.pdf    # the first page of any PDFs with a text layer
+    python benchmarks/bench_ocr.py --pages 1 some.pdf    # the first pages of any PDFs with a text layer
     python benchmarks/bench_ocr.py --scan-dpi 100 150 300 --ocr-dpi 200 300
 
 Each page of a typeset PDF is printed to an image-only PDF at a scan resolution (grey, as a scanner
-saves it), then read back by the extractor (`extract_pages`, OCR on: Tesseract at `OCR_DPI`) and, for
-other OCR resolutions, by `get_textpage_ocr` itself. What the typeset page's own text layer gives
-(`extract_pages` without OCR) is the truth; CER is the edit distance between the two texts, Markdown
-marks and whitespace aside, over the truth's length. Cost is CPU seconds of this process per page
-(Tesseract's threads included) and wall seconds, each the sum over pages; the first page's OCR (which
-loads Tesseract's language data) is run once before timing.
+saves it), then read back by the extractor's page scan (`scan_page`, OCR rendering the page at each
+OCR resolution for Tesseract). What the typeset page's own text layer gives to the same scan is the
+truth; CER is the edit distance between the two texts (lines in reading order, then table cells),
+Markdown marks, dot leaders and whitespace aside, over the truth's length. Cost is CPU seconds of
+this process per page (Tesseract's threads included) and wall seconds; the first OCR (which loads
+Tesseract's language data) is run once before timing.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import pymupdf
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from pocket_assets.core.extract import ExtractionOptions, extract_pages  # noqa: E402
-from pocket_assets.core.extract.ocr import DEFAULT_LANGUAGE, OCR_DPI, tessdata_folder  # noqa: E402
+from pocket_assets.core.extract.ocr import DEFAULT_LANGUAGE, OCR_DPI, PageOcr  # noqa: E402
+from pocket_assets.core.extract.scan import scan_page  # noqa: E402
 from pocket_assets_tests.ocr_quality import character_error_rate, plain  # noqa: E402
 
 SHARED = REPO.parent / "shared"
@@ -61,10 +61,13 @@ def scanned(source: Path, dpi: int, folder: Path) -> Path:
     return target
 
 
-def timed(call):  # type: ignore[no-untyped-def]
-    cpu, wall = time.process_time(), time.perf_counter()
-    result = call()
-    return result, time.process_time() - cpu, time.perf_counter() - wall
+def scanned_text(path: Path, ocr: PageOcr | None) -> str:
+    """The page's lines in reading order, then its tables' cells, as the extractor's scan reads them."""
+    with pymupdf.open(path) as document:
+        scan = scan_page(document[0], 1, detect_tables=True, ocr=ocr)
+    lines = [line.text for block in scan.blocks for line in block]
+    cells = [cell for table in scan.tables for row in (table.cells.header, *table.cells.rows) for cell in row]
+    return "\n".join(lines + cells)
 
 
 def main() -> None:
@@ -75,33 +78,25 @@ def main() -> None:
     parser.add_argument("--ocr-dpi", type=int, nargs="+", default=[200, OCR_DPI], help="resolutions Tesseract reads at")
     args = parser.parse_args()
     chosen = [(path, n) for path in args.pdfs for n in range(1, args.pages + 1)] if args.pdfs else default_pages()
-    tessdata = tessdata_folder(DEFAULT_LANGUAGE)
-    no_ocr = ExtractionOptions(ocr=False)
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         sources = [one_page(path, number, folder) for path, number in chosen]
-        truths = {source: extract_pages(source, no_ocr)[0].text for source in sources}
+        truths = {source: scanned_text(source, None) for source in sources}
         sources = [source for source in sources if plain(truths[source])]
-        extract_pages(scanned(sources[0], args.scan_dpi[0], folder))  # Tesseract's data loaded before timing
+        scanned_text(scanned(sources[0], args.scan_dpi[0], folder), PageOcr(DEFAULT_LANGUAGE))  # data loaded
         print(f"{len(sources)} pages, {sum(len(plain(truths[s])) for s in sources)} characters; languages {DEFAULT_LANGUAGE}")
         print(f"{'scan dpi':>8} {'ocr dpi':>8} {'cpu s/page':>11} {'wall s/page':>12} {'CER':>7} {'worst page CER':>15}")
         for scan_dpi in args.scan_dpi:
             scans = {source: scanned(source, scan_dpi, folder) for source in sources}
             for ocr_dpi in args.ocr_dpi:
+                ocr = PageOcr(DEFAULT_LANGUAGE, dpi=ocr_dpi)
                 cpu = wall = 0.0
                 errors = []
                 for source, scan in scans.items():
-                    if ocr_dpi == OCR_DPI:  # the extractor's own path, end to end
-                        pages, spent, waited = timed(lambda: extract_pages(scan))
-                        text = pages[0].text
-                    else:
-                        with pymupdf.open(scan) as document:
-                            page = document[0]
-                            textpage, spent, waited = timed(
-                                lambda: page.get_textpage_ocr(language=DEFAULT_LANGUAGE, dpi=ocr_dpi, full=True, tessdata=tessdata)
-                            )
-                            text = page.get_text(textpage=textpage)
-                    cpu, wall = cpu + spent, wall + waited
+                    start_cpu, start_wall = time.process_time(), time.perf_counter()
+                    text = scanned_text(scan, ocr)
+                    cpu += time.process_time() - start_cpu
+                    wall += time.perf_counter() - start_wall
                     errors.append((character_error_rate(text, truths[source]), len(plain(truths[source]))))
                 weighted = sum(cer * length for cer, length in errors) / sum(length for _, length in errors)
                 print(

@@ -24,6 +24,21 @@ def text_pdf(path: Path, pages: Sequence[str], fontsize: float = 11) -> Path:
     return path
 
 
+def draw_ruled_table(
+    page: pymupdf.Page, cells: Sequence[Sequence[str]], left: float, top: float, width: float = 120, height: float = 24
+) -> float:
+    """A table of ruled cells (`cells`: rows of texts) drawn from (`left`, `top`); returns its bottom."""
+    columns = max(len(row) for row in cells)
+    for row in range(len(cells) + 1):
+        page.draw_line((left, top + row * height), (left + columns * width, top + row * height))
+    for column in range(columns + 1):
+        page.draw_line((left + column * width, top), (left + column * width, top + len(cells) * height))
+    for row, values in enumerate(cells):
+        for column, value in enumerate(values):
+            page.insert_text((left + column * width + 6, top + row * height + 16), value, fontsize=11, fontname="helv")
+    return top + len(cells) * height
+
+
 def random_bytes_pdf(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(bytes((index * 7919 + 13) % 256 for index in range(4096)))

@@ -10,7 +10,7 @@ import pytest
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.records import BLOCK_KINDS
-from pocket_assets_tests.pdf_factory import nested_arrays_pdf
+from pocket_assets_tests.pdf_factory import draw_ruled_table, nested_arrays_pdf
 
 BODY = "The arbiter records the result on the score sheet and signs it at the end of the game."
 SAMPLE_PDF = Path(__file__).resolve().parents[2] / "data" / "raw" / "fr" / "f-array.pdf"
@@ -66,15 +66,7 @@ def test_ruled_table_becomes_pipe_table_with_cells(tmp_path: Path) -> None:
     document = pymupdf.open()
     page = document.new_page()
     _body(page, 80)
-    cells = [["Round", "White", "Black"], ["1", "Carlsen", "Caruana"], ["2", "Ding", "Nepo"]]
-    left, top, width, height = 72, 160, 120, 24
-    for row in range(len(cells) + 1):
-        page.draw_line((left, top + row * height), (left + 3 * width, top + row * height))
-    for column in range(4):
-        page.draw_line((left + column * width, top), (left + column * width, top + len(cells) * height))
-    for row, values in enumerate(cells):
-        for column, value in enumerate(values):
-            page.insert_text((left + column * width + 6, top + row * height + 16), value, fontsize=11, fontname="helv")
+    draw_ruled_table(page, [["Round", "White", "Black"], ["1", "Carlsen", "Caruana"], ["2", "Ding", "Nepo"]], 72, 160)
     result = extract_pages(_save(document, tmp_path))[0]
     tables = [block for block in result.blocks if block.kind == "table"]
     assert len(tables) == 1

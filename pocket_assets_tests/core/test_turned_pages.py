@@ -15,6 +15,7 @@ import pytest
 
 from pocket_assets.core.extract import ExtractionOptions, extract_pages
 from pocket_assets.core.records import PageRecord
+from pocket_assets_tests.pdf_factory import draw_ruled_table
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 NO_OCR = ExtractionOptions(ocr=False)
@@ -50,15 +51,7 @@ def _upright_page(tmp_path: Path) -> Path:
         page.insert_text((90, y + 10), item, fontsize=11, fontname="helv")
         y += 14
     cells = [["Round", "White", "Black"], ["1", "Carlsen", "Caruana"], ["2", "Ding", "Nepomniachtchi"]]
-    left, top, width, height = 72, y + 30, 140, 24
-    for row in range(len(cells) + 1):
-        page.draw_line((left, top + row * height), (left + 3 * width, top + row * height))
-    for column in range(4):
-        page.draw_line((left + column * width, top), (left + column * width, top + len(cells) * height))
-    for row, values in enumerate(cells):
-        for column, value in enumerate(values):
-            page.insert_text((left + column * width + 6, top + row * height + 16), value, fontsize=11, fontname="helv")
-    y = top + len(cells) * height + 30
+    y = draw_ruled_table(page, cells, 72, y + 30, width=140) + 30
     for _ in range(2):
         page.insert_text((72, y), BODY[:70], fontsize=11, fontname="helv")
         y += 14

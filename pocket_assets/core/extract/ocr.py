@@ -52,9 +52,11 @@ class PageOcr:
     """OCR for the pages of one PDF that need it; Tesseract is looked for at the first such page only.
 
     `missing`: why OCR cannot run (Tesseract or a language not installed), once looked for.
+    `dpi`: the resolution the page is rendered at for Tesseract.
     """
 
     language: str
+    dpi: int = OCR_DPI
     _tessdata: str | None = field(default=None, init=False)
     missing: str | None = field(default=None, init=False)
     _told: bool = field(default=False, init=False)
@@ -92,4 +94,4 @@ class PageOcr:
         return transformed_text(shown, page.derotation_matrix, page.rect * page.derotation_matrix)
 
     def _recognized(self, page: pymupdf.Page) -> pymupdf.TextPage:
-        return page.get_textpage_ocr(language=self.language, dpi=OCR_DPI, full=True, tessdata=self._tessdata)
+        return page.get_textpage_ocr(language=self.language, dpi=self.dpi, full=True, tessdata=self._tessdata)
