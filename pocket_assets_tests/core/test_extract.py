@@ -471,3 +471,13 @@ def test_page_number_above_the_bottom_band_is_removed_when_it_repeats(tmp_path: 
     for content in pages:
         assert content.text.splitlines()[-1] != str(content.page)
     assert "\n42\n" in pages[1].text
+
+
+def test_a_line_alone_on_every_page_is_kept_not_taken_for_a_running_header(tmp_path: Path) -> None:
+    """A running header repeats over text that changes; a document whose every page shows one same line
+    (a form's stub, pages of a rotated sample) would otherwise lose all its text."""
+    document = pymupdf.open()
+    for _ in range(4):
+        document.new_page().insert_text((72, 60), "Fédération habibi", fontsize=11, fontname="helv")
+    pages = extract_pages(_save(document, tmp_path))
+    assert [page.text for page in pages] == ["Fédération habibi"] * 4
