@@ -9,6 +9,7 @@ import pytest
 
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.extract import extract_pages
+from pocket_assets.core.extract.tables import may_hold_table
 from pocket_assets.core.records import BLOCK_KINDS
 from pocket_assets_tests.pdf_factory import draw_ruled_table, nested_arrays_pdf
 
@@ -481,3 +482,23 @@ def test_a_line_alone_on_every_page_is_kept_not_taken_for_a_running_header(tmp_p
         document.new_page().insert_text((72, 60), "Fédération habibi", fontsize=11, fontname="helv")
     pages = extract_pages(_save(document, tmp_path))
     assert [page.text for page in pages] == ["Fédération habibi"] * 4
+
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+
+
+@pytest.mark.parametrize(
+    ("name", "index", "row"),
+    [
+        ("tex-table-cells-words.pdf", 0, ("Options nouvelles", "")),  # TeX: no space characters in the cells
+        ("regs-serif-small-capitals.pdf", 2, ("b)", "Le blâme ;")),  # a regulation's sanctions, office rules
+        ("crossing-rules-without-table.pdf", 0, None),  # rules that cross around no table: the pre-filter lets it by
+    ],
+)
+def test_ruled_tables_of_real_pages_are_found_by_find_tables(name: str, index: int, row: tuple | None) -> None:
+    with pymupdf.open(REAL / name) as document:
+        assert may_hold_table(document[index].get_cdrawings())
+    page = extract_pages(REAL / name)[index]
+    tables = [block.table for block in page.blocks if block.kind == "table"]
+    assert len(tables) == (row is not None)
+    assert row is None or row in tables[0].rows
