@@ -106,6 +106,13 @@ def test_ruled_tables_of_a_scanned_page_are_read_from_the_ocr_not_from_its_empty
     assert all(all(any(row) for row in (table.header, *table.rows)) for table in tables)
 
 
+def test_a_photograph_s_shapes_read_as_letters_are_no_text() -> None:
+    """Tesseract reads a few letters in a photograph (py-pdf's cmyk-image.pdf: "SS a . = L a d nt"):
+    fewer than three words of three letters is no text, and the page stays image-only, out of the chunks."""
+    (page,) = extract_pages(REAL / "photo-without-text.pdf")
+    assert page.text == "" and page.warnings == (IMAGE_ONLY_WARNING,)
+
+
 def test_without_ocr_an_image_only_page_is_told_not_read(tmp_path: Path) -> None:
     scan = scanned_pdf(tmp_path / "scan.pdf", _typeset(tmp_path))
     (page,) = extract_pages(scan, ExtractionOptions(ocr=False))

@@ -34,6 +34,9 @@ IMAGE_ONLY_WARNING = "image-only page: no text layer (scanned?)"
 EMPTY_WARNING = "empty page"
 UNREADABLE_WARNING = "the page's content could not be read fully ({}): text may be missing"
 OCR_WARNING = "no text layer: text read by OCR ({})"
+# What OCR reads on an image is text when it holds this many words of three letters or more.
+MIN_OCR_WORDS = 3
+_OCR_WORD = re.compile(r"[^\W\d_]{3,}")
 # MuPDF's messages that mean part of a content stream was skipped (it goes on after a syntax
 # error, so the page reads as shorter, or as empty); an ICC profile's is about colours only.
 _CONTENT_ERROR = re.compile(r"^(?!.*ICC).*(syntax error|stack overflow).*$", re.MULTILINE)
@@ -196,7 +199,13 @@ def _ocr_text(page: pymupdf.Page, ocr: PageOcr, warnings: list[str]) -> dict[str
         if notice:
             warnings.append(notice)
         return None
-    if not _has_text(data):
+    words = sum(
+        len(_OCR_WORD.findall(span["text"]))
+        for block in data["blocks"]
+        for line in block.get("lines", ())
+        for span in line["spans"]
+    )
+    if words < MIN_OCR_WORDS:  # a photograph's shapes read as letters ("a = Fr i"): no text
         return None
     warnings.append(OCR_WARNING.format(ocr.language))
     return _plain_style(data)
