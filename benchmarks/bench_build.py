@@ -400,7 +400,7 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     counter = load_tokenizer("gemma3")
     policy = ChunkPolicy(tokenizer="gemma3")
     lap("tokenizer_load")
-    gates = load_gates(REPO_ROOT / "expectations")
+    gates = load_gates(REPO_ROOT / "pocket_assets" / "expectations")
     lap("gates_load")
     store = PartitionStore(out_dir / "stages")
     cache = SummaryCache(out_dir / "cache")
@@ -445,7 +445,7 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
             [c for c in validated if c.corpus == corpus],
             out_dir,
             "2026-01-01T00:00:00Z",
-            REPO_ROOT / "expectations",
+            REPO_ROOT / "pocket_assets" / "expectations",
         )
     lap("exports")
     return {**phases, "pages": page_total, "pdfs_failed": sum(not report.passed for report in reports)}

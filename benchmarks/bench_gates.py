@@ -29,7 +29,7 @@ from pocket_assets.core.quality.validation import (
     validate_corpus_ids,
 )
 
-EXPECTATIONS_DIR = Path(__file__).resolve().parents[1] / "expectations"
+EXPECTATIONS_DIR = Path(__file__).resolve().parents[1] / "pocket_assets" / "expectations"
 KEY = "intl/synthetic.pdf"
 SOURCE = "synthetic.pdf"
 CHILDREN_PER_PAGE = 8

@@ -52,7 +52,7 @@ from pocket_assets.core.records import CORPORA, ChunkRecord, PageRecord, PdfIden
 from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables  # noqa: E402
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer  # noqa: E402
 
-EXPECTATIONS = REPO_ROOT / "expectations"
+EXPECTATIONS = REPO_ROOT / "pocket_assets" / "expectations"
 GENERATED = "2026-01-01T00:00:00Z"
 METRICS = ("hit@1", "hit@5", "hit@10", "mrr")
 

@@ -26,7 +26,7 @@ from pocket_assets.core.export.corpus_files import write_corpus_exports
 from pocket_assets.core.quality.validation import check_schema, load_chunk_schema
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
 
-EXPECTATIONS_DIR = Path(__file__).resolve().parents[1] / "expectations"
+EXPECTATIONS_DIR = Path(__file__).resolve().parents[1] / "pocket_assets" / "expectations"
 GENERATED = "2026-01-01T00:00:00+00:00"
 
 

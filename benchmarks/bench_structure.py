@@ -1,4 +1,8 @@
-"""Structure of documents (issue 15): headings, article numbers, running headers/footers, tables, outlines.
+"""Structure of documents (issues 15, 33): headings, article numbers, running headers/footers, tables, outlines.
+
+The truth is split once into a tuning half and a checking half (`structure_split.json`: per corpus-regs
+house style and per kind of PDF with an outline); rules are tuned on the first, and the second is the
+measure. Both halves are reported, then the checking half's figures against issue 33's targets.
 
 Four measures, taken with the core library alone (`extract_pages`, then `chunk_document` with the
 vendored tokenizer and `ChunkPolicy()`):
@@ -14,7 +18,8 @@ vendored tokenizer and `ChunkPolicy()`):
 - corpus-wild: table precision and recall on a sample of pages labelled by eye
   (`table_labels_wild.json`: per page, how many tables a reader sees there).
 
-Run: .venv/bin/python benchmarks/bench_structure.py [--regs DIR] [--corpus DIR] [--wild DIR] [--only regs|outline|wild]
+Run: .venv/bin/python benchmarks/bench_structure.py [--shared DIR] [--half tuning|checking] [--only regs|outline|wild]
+     [--outside PDF ...] [-v]
 """
 
 from __future__ import annotations
@@ -27,13 +32,14 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
 from pocket_assets.core.chunking.chunker import chunk_document
+from pocket_assets.core.chunking.sections import build_section_index
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.policy import ChunkPolicy
@@ -45,6 +51,13 @@ from bench_extraction import normalized_title, section_number  # noqa: E402  (sa
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 LABELS = Path(__file__).resolve().parent / "table_labels_wild.json"
+SPLIT = Path(__file__).resolve().parent / "structure_split.json"
+HALVES = ("tuning", "checking")
+# Issue 33's targets on the checking half.
+TARGET_HEADING_RECALL = 0.95
+TARGET_HEADING_PRECISION = 0.90
+TARGET_ARTICLE_RECALL = 0.95
+TARGET_OUTLINE_RECALL = 0.90
 OUTLINE_LEVELS = 2
 _WORD = re.compile(r"\w+")
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*")
@@ -97,6 +110,8 @@ class RegsScores:
     correct: int
     children: int
     article_ok: int
+    articles: int
+    articles_found: int
     leaks: int
     truth_tables: int
     tables_found: int
@@ -104,6 +119,7 @@ class RegsScores:
     missed: tuple[str, ...]
     extra: tuple[str, ...]
     wrong_articles: tuple[str, ...]
+    lost_articles: tuple[str, ...]
     leaked: tuple[str, ...]
 
 
@@ -207,6 +223,9 @@ def score_regulation(pdf: Path, truth: dict, counter: TokenCounter) -> RegsScore
         expected = article_in_force(located, child.char_start)
         if child.article_num != expected:
             wrong.append(f"p{child.page} want {expected} got {child.article_num}: {child.text[:50]!r}")
+    sections = build_section_index(pages)
+    lost = [f"{number} at {offset}: in force {sections.article_at(offset)}"
+            for offset, number in located if sections.article_at(offset) != number]
     patterns = margin_patterns(truth)
     leaked = [f"p{child.page}: {leak!r}" for child in children if (leak := first_leak(child.text, patterns))]
     tables = sum(table_found(table, pages) for table in truth["tables"])
@@ -217,8 +236,8 @@ def score_regulation(pdf: Path, truth: dict, counter: TokenCounter) -> RegsScore
         wrong.insert(0, f"({unlocated} truth articles not located in the text)")
     return RegsScores(
         pdf.name, len(pages), seconds, len(truth["headings"]), found, found_level, len(headings), correct,
-        len(children), article_ok, len(leaked), len(truth["tables"]), tables, table_blocks,
-        tuple(missed), tuple(extra), tuple(wrong), tuple(leaked),
+        len(children), article_ok, len(truth["articles"]), len(located) - len(lost), len(leaked),
+        len(truth["tables"]), tables, table_blocks, tuple(missed), tuple(extra), tuple(wrong), tuple(lost), tuple(leaked),
     )
 
 
@@ -235,34 +254,49 @@ def ratio(part: int, whole: int) -> str:
     return f"{part / whole:.2f}" if whole else "-"
 
 
-def run_regs(folder: Path, counter: TokenCounter, verbose: bool) -> None:
-    print("\n## corpus-regs\n")
-    print("| document | pages | ms/page | heading recall | precision | level-aware recall | article_num | leaks | tables |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    totals = [0] * 11
-    for truth_file in sorted((folder / "truth").glob("*.truth.json")):
-        truth = json.loads(truth_file.read_text(encoding="utf-8"))
-        pdf = folder / "fr" / truth_file.name.replace(".truth.json", ".pdf")
+@dataclass
+class HalfFigures:
+    """What issue 33 measures on one half of the split."""
+
+    truth_headings: int = 0
+    found: int = 0
+    emitted: int = 0
+    correct: int = 0
+    articles: int = 0
+    articles_found: int = 0
+    outline_recalls: dict[str, float | None] = field(default_factory=dict)
+
+
+def run_regs(pdfs: Sequence[Path], truth_folder: Path, counter: TokenCounter, verbose: bool) -> HalfFigures:
+    print("| document | pages | ms/page | heading recall | precision | level-aware recall | article recall "
+          "| child article_num | leaks | tables |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    totals = [0] * 13
+    for pdf in pdfs:
+        truth = json.loads((truth_folder / pdf.name.replace(".pdf", ".truth.json")).read_text(encoding="utf-8"))
         s = score_regulation(pdf, truth, counter)
         print(
             f"| {s.name[:34]} | {s.pages} | {1000 * s.seconds / s.pages:.1f} | {ratio(s.found, s.truth_headings)} "
             f"| {ratio(s.correct, s.emitted)} | {ratio(s.found_level, s.truth_headings)} "
-            f"| {ratio(s.article_ok, s.children)} | {s.leaks}/{s.children} | {s.tables_found}/{s.truth_tables} "
-            f"({s.table_blocks} blocks) |"
+            f"| {ratio(s.articles_found, s.articles)} | {ratio(s.article_ok, s.children)} | {s.leaks}/{s.children} "
+            f"| {s.tables_found}/{s.truth_tables} ({s.table_blocks} blocks) |"
         )
         values = (s.pages, s.seconds, s.truth_headings, s.found, s.found_level, s.emitted, s.correct,
-                  s.children, s.article_ok, s.leaks, s.tables_found)
+                  s.children, s.article_ok, s.articles, s.articles_found, s.leaks, s.tables_found)
         totals = [a + b for a, b in zip(totals, values)]
         if verbose:
             for title, items in (("missed", s.missed), ("extra", s.extra), ("article", s.wrong_articles),
-                                 ("leak", s.leaked)):
+                                 ("lost article", s.lost_articles), ("leak", s.leaked)):
                 for item in items[:25]:
-                    print(f"    {title}: {item}", file=sys.stderr)
-    pages, seconds, truth_h, found, found_level, emitted, correct, children, article_ok, leaks, tables = totals
+                    print(f"    {s.name[:2]} {title}: {item}", file=sys.stderr)
+    (pages, seconds, truth_h, found, found_level, emitted, correct, children, article_ok, articles, articles_found,
+     leaks, tables) = totals
     print(
-        f"| **all** | {pages} | {1000 * seconds / pages:.1f} | {ratio(found, truth_h)} | {ratio(correct, emitted)} "
-        f"| {ratio(found_level, truth_h)} | {ratio(article_ok, children)} | {leaks}/{children} | {tables}/8 |"
+        f"| **all** | {pages} | {1000 * seconds / max(pages, 1):.1f} | {ratio(found, truth_h)} | {ratio(correct, emitted)} "
+        f"| {ratio(found_level, truth_h)} | {ratio(articles_found, articles)} | {ratio(article_ok, children)} "
+        f"| {leaks}/{children} | {tables}/{len(pdfs)} |"
     )
+    return HalfFigures(truth_h, found, emitted, correct, articles, articles_found)
 
 
 def _plain(text: str) -> str:
@@ -325,9 +359,14 @@ def manual_leaks(document: pymupdf.Document, children: Sequence) -> list[str]:
 def outline_recall(pdf: Path, counter: TokenCounter) -> tuple[int, int, list[str], int, list[str]]:
     """Outline entries found, entries, misses; children, and the children leaking a running line."""
     pages = extract_pages(pdf)
-    children = chunk_document(inspect_pdf(pdf, f"{pdf.parent.name}/{pdf.name}"), pages, ChunkPolicy(), counter).children
+    corpus = pdf.parent.name if pdf.parent.name in ("fr", "intl") else "intl"  # corpus-wild's folders name no corpus
+    children = chunk_document(inspect_pdf(pdf, f"{corpus}/{pdf.name}"), pages, ChunkPolicy(), counter).children
     with pymupdf.open(pdf) as document:
-        toc = [entry for entry in document.get_toc() if entry[0] <= OUTLINE_LEVELS and entry[2] >= 1]
+        toc = [
+            entry for entry in document.get_toc()
+            if entry[0] <= OUTLINE_LEVELS and 1 <= entry[2] <= document.page_count
+            and key(entry[1]) and key(entry[1]) in key(document[entry[2] - 1].get_text())
+        ]
         leaked = manual_leaks(document, children)
     on_page: dict[int, set[tuple[str, str]]] = {}
     for child in children:
@@ -344,18 +383,51 @@ def outline_recall(pdf: Path, counter: TokenCounter) -> tuple[int, int, list[str
     return found, len(toc), missed, len(children), leaked
 
 
-def run_outlines(folder: Path, counter: TokenCounter, verbose: bool) -> None:
-    print("\n## outlines of corpus (levels 1-2 in some child's section_path on their page; running-line leaks)\n")
+def run_outlines(pdfs: Sequence[Path], counter: TokenCounter, verbose: bool) -> dict[str, float | None]:
+    """Outline recall per PDF (None: no entry a reader sees on its page), with the running-line leaks."""
     print("| document | entries | recall | leaks |")
     print("|---|---|---|---|")
-    for pdf in sorted(folder.rglob("*.pdf")):
+    recalls: dict[str, float | None] = {}
+    for pdf in pdfs:
         found, entries, missed, children, leaked = outline_recall(pdf, counter)
-        print(f"| {pdf.name} | {entries or '-'} | {ratio(found, entries)} | {len(leaked)}/{children} |")
+        recalls[pdf.name] = found / entries if entries else None
+        print(f"| {pdf.name[:60]} | {entries or '-'} | {ratio(found, entries)} | {len(leaked)}/{children} |")
         if verbose:
             for item in missed[:15]:
                 print(f"    missed {pdf.name}: {item}", file=sys.stderr)
             for item in leaked[:10]:
                 print(f"    leak {pdf.name}: {item}", file=sys.stderr)
+    return recalls
+
+
+def split_halves(split_file: Path, shared: Path) -> dict[str, dict[str, list[Path]]]:
+    """{half: {"regs": PDFs with a truth file, "outline": PDFs with an outline}} from the split file."""
+    strata = json.loads(split_file.read_text(encoding="utf-8"))["strata"]
+    halves: dict[str, dict[str, list[Path]]] = {half: {"regs": [], "outline": []} for half in HALVES}
+    for name, members in strata.items():
+        kind = "regs" if name.startswith("regs") else "outline"
+        for half in HALVES:
+            halves[half][kind].extend(shared / path for path in members[half])
+    return halves
+
+
+def verdict(value: float | None, target: float) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f} ({'met' if value >= target else 'NOT met'}: >= {target:.2f})"
+
+
+def print_targets(half: str, figures: HalfFigures) -> None:
+    """The half's figures against issue 33's targets (the targets bind the checking half)."""
+    outlines = [value for value in figures.outline_recalls.values() if value is not None]
+    print(f"\n### {half} half: issue 33's targets\n")
+    print(f"- heading recall: {verdict(figures.found / figures.truth_headings if figures.truth_headings else None, TARGET_HEADING_RECALL)}")
+    print(f"- heading precision: {verdict(figures.correct / figures.emitted if figures.emitted else None, TARGET_HEADING_PRECISION)}")
+    print(f"- article_num recall: {verdict(figures.articles_found / figures.articles if figures.articles else None, TARGET_ARTICLE_RECALL)}")
+    print(f"- outline recall, lowest of {len(outlines)} PDFs: {verdict(min(outlines, default=None), TARGET_OUTLINE_RECALL)}")
+    low = [f"{name} {value:.2f}" for name, value in figures.outline_recalls.items() if value is not None and value < TARGET_OUTLINE_RECALL]
+    if low:
+        print(f"  under the target: {', '.join(low)}")
 
 
 def run_wild(folder: Path, labels_file: Path, verbose: bool) -> None:
@@ -385,20 +457,35 @@ def run_wild(folder: Path, labels_file: Path, verbose: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--regs", type=Path, default=SHARED / "corpus-regs")
-    parser.add_argument("--corpus", type=Path, default=SHARED / "corpus")
-    parser.add_argument("--wild", type=Path, default=SHARED / "corpus-wild")
+    parser.add_argument("--shared", type=Path, default=SHARED, help="the folder holding corpus-regs, corpus, corpus-wild")
+    parser.add_argument("--split", type=Path, default=SPLIT)
     parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--half", choices=HALVES, help="one half only (default: both)")
+    parser.add_argument("--outside", type=Path, nargs="*", default=[],
+                        help="PDFs with an outline outside ../shared, in neither half (e.g. /usr/share/doc/*/*.pdf)")
     parser.add_argument("--only", choices=("regs", "outline", "wild"))
     parser.add_argument("-v", "--verbose", action="store_true", help="misses, extras and leaks on stderr")
     arguments = parser.parse_args()
     counter = load_tokenizer()
-    if arguments.only in (None, "regs"):
-        run_regs(arguments.regs, counter, arguments.verbose)
-    if arguments.only in (None, "outline"):
-        run_outlines(arguments.corpus, counter, arguments.verbose)
+    halves = split_halves(arguments.split, arguments.shared)
+    figures: dict[str, HalfFigures] = {}
+    for half in (arguments.half,) if arguments.half else HALVES:
+        figures[half] = HalfFigures()
+        if arguments.only in (None, "regs"):
+            print(f"\n## corpus-regs, {half} half\n")
+            figures[half] = run_regs(halves[half]["regs"], arguments.shared / "corpus-regs" / "truth", counter,
+                                     arguments.verbose)
+        if arguments.only in (None, "outline"):
+            print(f"\n## outlines, {half} half (levels 1-2 seen on their page, in some child's section_path there; "
+                  "running-line leaks)\n")
+            figures[half].outline_recalls = run_outlines(halves[half]["outline"], counter, arguments.verbose)
+    if arguments.outside and arguments.only in (None, "outline"):
+        print("\n## outlines of PDFs outside ../shared (in neither half)\n")
+        run_outlines(arguments.outside, counter, arguments.verbose)
     if arguments.only in (None, "wild"):
-        run_wild(arguments.wild, arguments.labels, arguments.verbose)
+        run_wild(arguments.shared / "corpus-wild", arguments.labels, arguments.verbose)
+    for half, values in figures.items():
+        print_targets(half, values)
 
 
 if __name__ == "__main__":

@@ -238,3 +238,44 @@ def odd_corpus(raw_dir: Path) -> dict[str, str]:
     text_pdf(Path(os.fsdecode(latin1)), [ARTICLE_FR * 2])
     cases["latin1_name"] = os.fsdecode(latin1)[len(str(raw_dir)) + 1 :]
     return cases
+
+
+def word_export_pdf(
+    path: Path,
+    paragraphs: Sequence[str],
+    *,
+    fontsize: float = 11,
+    fontname: str = "helv",
+    space_after: float = 0.0,
+    line_height: float = 1.2,
+) -> Path:
+    """A single-font document laid out as a word processor prints it: one font and size throughout.
+
+    Each paragraph is wrapped to the text column and set line by line, `space_after` points below it
+    (0: paragraphs follow one another with no more space than between lines, as many Word templates
+    print). Headings are paragraphs like any other: nothing but their numbering tells them apart. A
+    page is added when the column is full.
+    """
+    document = pymupdf.open()
+    left, right, top, bottom = 72.0, 523.0, 72.0, 770.0
+    page = document.new_page()
+    y = top
+    step = fontsize * line_height
+    for text in paragraphs:
+        lines: list[str] = []
+        for word in text.split():
+            candidate = f"{lines[-1]} {word}" if lines else word
+            if lines and pymupdf.get_text_length(candidate, fontname=fontname, fontsize=fontsize) <= right - left:
+                lines[-1] = candidate
+            else:
+                lines.append(word)
+        for line in lines:
+            if y + step > bottom:
+                page = document.new_page()
+                y = top
+            page.insert_text((left, y + fontsize), line, fontsize=fontsize, fontname=fontname)
+            y += step
+        y += space_after
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document.save(path)
+    return path

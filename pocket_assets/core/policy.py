@@ -10,7 +10,7 @@ from typing import Mapping
 
 import blake3
 
-CHUNKER_VERSION = "pocket-hier-v3"
+CHUNKER_VERSION = "pocket-hier-v4"
 PAGE_MODES: tuple[str, ...] = ("span", "pdf-page-v1")
 # What the header in front of an embedded chunk holds (core/chunking/context.py).
 CONTEXT_HEADERS: tuple[str, ...] = ("none", "title", "title+section")

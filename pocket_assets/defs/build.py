@@ -1,9 +1,9 @@
 """The resources of the code location, and the same definitions assembled for the build command and tests.
 
 `dagster dev` and `dg` load the `defs/` folder (`pocket_assets/definitions.py`): every
-asset, job, sensor and schedule defined at module level there, plus the resources
-of `environment_resources` below. `build_definitions` assembles the same objects
-by hand for a given raw and output folder; a test keeps the two equal.
+asset, job, sensor and schedule defined at module level there, plus the resources and the
+executor of `environment_resources` below. `build_definitions` assembles the same objects by
+hand for a given raw and output folder; a test keeps the two equal.
 """
 
 from __future__ import annotations
@@ -11,38 +11,24 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dagster import Definitions, definitions
+from dagster import Definitions, LoggerDefinition, definitions, in_process_executor
 
-from pocket_assets.defs.assets.chunking import chunks, table_summaries
 from pocket_assets.defs.assets.evaluation import child_embeddings, retrieval_eval
 from pocket_assets.defs.assets.export import android_export
-from pocket_assets.defs.assets.ingest import pages, raw_pdf
-from pocket_assets.defs.assets.quality import validated_chunks
-from pocket_assets.defs.jobs import build_corpus_job
-from pocket_assets.defs.pdf_workers import WorkersResource
+from pocket_assets.defs.assets.pdf_stages import pdf_stages
+from pocket_assets.defs.jobs import build_corpus_job, export_corpus_job
 from pocket_assets.defs.resources import (
     CorpusPaths,
     EvaluationResource,
-    GatesResource,
     SettingResources,
+    WorkersResource,
     default_paths,
 )
-from pocket_assets.defs.run_verdict import every_pdf_built
 from pocket_assets.defs.schedules import corpus_refresh
-from pocket_assets.defs.sensors import raw_pdf_sensor
+from pocket_assets.defs.sensors import corpus_export_sensor, raw_pdf_sensor
 from pocket_assets.defs.stale_sensor import stale_pdfs
 
-ASSETS = [
-    raw_pdf,
-    pages,
-    chunks,
-    table_summaries,
-    validated_chunks,
-    android_export,
-    every_pdf_built,
-    retrieval_eval,
-    child_embeddings,
-]
+ASSETS = [pdf_stages, android_export, retrieval_eval, child_embeddings]
 
 
 def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
@@ -50,7 +36,6 @@ def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
     return {
         "paths": paths or default_paths(),
         **SettingResources.from_environment().as_resources(),
-        "gates": GatesResource(),
         "workers": WorkersResource(),
         "evaluation": EvaluationResource(
             gold_path=os.environ.get("POCKET_ASSETS_GOLD", str(Path.cwd() / "data" / "gold" / "sample_gold.jsonl"))
@@ -60,15 +45,19 @@ def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
 
 @definitions
 def environment_resources() -> Definitions:
-    """The resources of the code location `dg` and `dagster dev` load (folders from the environment)."""
-    return Definitions(resources=build_resources())
+    """The resources of the code location `dg` and `dagster dev` load (folders from the environment), and its
+    executor: every run is one process (its PDFs on the run's own pool), launched from a job or the asset graph."""
+    return Definitions(resources=build_resources(), executor=in_process_executor)
 
 
-def build_definitions(paths: CorpusPaths | None = None) -> Definitions:
+def build_definitions(paths: CorpusPaths | None = None, loggers: dict[str, LoggerDefinition] | None = None) -> Definitions:
+    """Every definition, with `paths` (the environment's by default) and, for the build command, its console."""
     return Definitions(
         assets=ASSETS,
-        jobs=[build_corpus_job],
+        jobs=[build_corpus_job, export_corpus_job],
         schedules=[corpus_refresh],
-        sensors=[raw_pdf_sensor, stale_pdfs],
+        sensors=[raw_pdf_sensor, corpus_export_sensor, stale_pdfs],
         resources=build_resources(paths),
+        executor=in_process_executor,
+        loggers=loggers,
     )

@@ -1,121 +1,177 @@
-"""The build command's body: sync partitions with the folder, run, and summarize."""
+"""The command line's bodies: build what needs building, in runs the UI shows, and tell what happened.
+
+`pocket-assets build` adds the folder's PDFs as partitions (never removing any: on a shared
+instance other folders' PDFs are other people's), picks the PDFs that are missing, changed,
+failed or built by another version (all of them with `--all`), and builds them as runs of
+`build_corpus` over ranges of PDFs, one after the other in this process, each range's PDFs
+on the run's own process pool; then the export, once, if it is behind. The summary says
+per PDF what happened in this build, in one sentence, and which step failed as a whole.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Collection, Sequence
 
-from dagster import AssetKey, DagsterInstance
+from dagster import AssetKey, DagsterInstance, ExecuteInProcessResult, RunsFilter
 
 from pocket_assets.core.pdf import RawFolderScan, printable_name
 from pocket_assets.defs.build import build_definitions
+from pocket_assets.defs.cli_logger import cli_console
 from pocket_assets.defs.instance_lock import open_instance
-from pocket_assets.defs.jobs import build_corpus_job
-from pocket_assets.defs.partition_ranges import contiguous_ranges, range_run_tags
-from pocket_assets.defs.partition_sync import sync_partitions
-from pocket_assets.defs.partitions import pdf_partitions
-from pocket_assets.defs.resources import CorpusPaths, default_paths
+from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS
+from pocket_assets.defs.partition_sync import forget_pdfs, register_pdfs, vanished_pdfs
+from pocket_assets.defs.partitions import pdf_partitions, range_size
+from pocket_assets.defs.ranges import pdf_ranges, run_tags
+from pocket_assets.defs.resources import CorpusPaths, default_paths, environment_versions
+from pocket_assets.defs.staleness import current_sources, pdf_staleness
+from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence
+from pocket_assets.runstate.export_state import export_fingerprint, exported_fingerprint
+from pocket_assets.runstate.output_folder import OutputFolderRefused
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.runstate.stages import SOURCE, STAGES, Stage
-from pocket_assets.runstate.staleness import NOT_OK, first_problem
-from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
+from pocket_assets.runstate.staleness import describe
+from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 
 CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
+SECONDS_PER_DAY = 86_400
+
+
+class CommandRefused(ValueError):
+    """An argument or setting the command cannot act on; the message says why and what to do, in one sentence."""
+
+
+@dataclass(frozen=True)
+class RunVerdict:
+    """One run of this build: its id, whether it succeeded, and the sentence of a step that failed as a whole."""
+
+    run_id: str
+    success: bool
+    step_failure: str | None
 
 
 @dataclass(frozen=True)
 class PdfSummary:
     partition_key: str
     rows: dict[Stage, int]
-    failure: str | None  # one sentence: the first failed stage, or how the export left the PDF out
+    failure: str | None  # one sentence: the stage that failed in this build, or how the export left the PDF out
     warnings: tuple[str, ...] = ()
 
 
-def run_build(pdfs: Sequence[str], select: Sequence[str], raw_dir: str | None, output_dir: str | None) -> int:
-    """Entering the instance makes it the process's current one (which resolving the job's
-    definitions reads) and disposes of it at the end."""
-    with open_instance() as instance:
-        return _build(instance, cli_paths(raw_dir, output_dir), pdfs, select)
+def cli_paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
+    """The environment's paths and settings, as the code location `dagster dev` loads reads them, with the
+    folders the command line names; an output folder a build must not write into is refused here."""
+    defaults = default_paths()
+    paths = CorpusPaths(
+        raw_dir=raw_dir or defaults.raw_dir,
+        output_dir=output_dir or defaults.output_dir,
+        corpora=defaults.corpora,
+        export_strict=defaults.export_strict,
+        keep_duplicates=defaults.keep_duplicates,
+    )
+    paths.output_path  # noqa: B018 - refuses `/`, a home folder or the raw folder before anything runs
+    return paths
 
 
-def register_partitions(raw_dir: str | None, output_dir: str | None) -> list[str]:
-    """The folder's PDFs as partitions of the instance, as a build registers them (and the partitions
-    of vanished files removed), without building: what `pocket-assets ui` does before the UI starts."""
-    paths = cli_paths(raw_dir, output_dir)
-    with open_instance() as instance:
-        keys = sync_partitions(instance, paths)
-    print(f"{len(keys)} PDF(s) of {paths.raw_path} registered as partitions (DAGSTER_HOME={instance.root_directory})")
-    return keys
-
-
-def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str]) -> int:
-    scan = paths.scan()
-    keys = sync_partitions(instance, paths)
+def run_build(pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: str | None, output_dir: str | None) -> int:
     try:
-        wanted = [_partition_key(paths.raw_path, pdf, scan) for pdf in pdfs] or keys
-    except PdfArgumentError as error:
+        paths = cli_paths(raw_dir, output_dir)
+        with open_instance() as instance:
+            return _build(instance, paths, pdfs, select, every)
+    except (CommandRefused, OutputFolderRefused) as error:
         print(error)
         return 2
-    ordered = instance.get_dynamic_partitions(pdf_partitions.name)
-    job = build_definitions(paths).resolve_job_def(build_corpus_job.name)
-    selection = [AssetKey(name) for name in select] or None
-    print(
-        f"building {len(wanted)} PDF(s) from {paths.raw_path} into {paths.output_path} (DAGSTER_HOME={instance.root_directory})"
-    )
-    runs_ok = True
-    run_ids: set[str] = set()
-    for start, end in contiguous_ranges(ordered, wanted):
-        run_keys = ordered[ordered.index(start) : ordered.index(end) + 1]
-        result = job.execute_in_process(
-            instance=instance,
-            tags=range_run_tags(run_keys),
-            run_config=CONSOLE_INFO,
-            asset_selection=selection,
-            raise_on_error=False,
+
+
+def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str], every: bool) -> int:
+    scan = paths.scan()
+    register_pdfs(instance, scan.keys)
+    sources = current_sources(paths.raw_path, scan.keys)
+    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
+    if pdfs:
+        wanted, up_to_date = [_partition_key(paths.raw_path, pdf, scan, duplicates) for pdf in pdfs], []
+    elif every:
+        wanted, up_to_date = [key for key in scan.keys if key not in duplicates], []
+    else:
+        verdicts = [verdict for verdict in pdf_staleness(paths, sources) if verdict.partition_key not in duplicates]
+        wanted = [verdict.partition_key for verdict in verdicts if verdict.stale]
+        up_to_date = [verdict.partition_key for verdict in verdicts if not verdict.stale]
+    stages = tuple(stage for stage in STAGES if not select or stage.name in select)
+    exporting = not select or "android_export" in select
+    definitions = build_definitions(paths, loggers={"console": cli_console})
+    print(f"building {len(wanted)} PDF(s) from {paths.raw_path} into {paths.output_path} (DAGSTER_HOME={instance.root_directory})")
+    if up_to_date:
+        print(f"{len(up_to_date)} PDF(s) up to date, not built again (`--all` rebuilds every PDF)")
+    for key, original in sorted(duplicates.items()):
+        print(duplicate_sentence(key, original))
+    verdicts: list[RunVerdict] = []
+    if stages:
+        job = definitions.resolve_job_def(BUILD_CORPUS)
+        ordered = instance.get_dynamic_partitions(pdf_partitions.name)
+        for keys in pdf_ranges(ordered, wanted, range_size()):
+            result = job.execute_in_process(
+                instance=instance,
+                tags=run_tags(keys),
+                partition_key=keys[0] if len(keys) == 1 else None,
+                asset_selection=[AssetKey(stage.name) for stage in stages],
+                run_config=CONSOLE_INFO,
+                raise_on_error=False,
+            )
+            verdicts.append(_verdict(result))
+            what = keys[0] if len(keys) == 1 else f"{len(keys)} PDFs, {keys[0]} .. {keys[-1]}"
+            print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {what}")
+    store = paths.store()
+    if exporting and (wanted or export_fingerprint(store, scan.keys, paths.export_strict) != exported_fingerprint(paths.output_path)):
+        result = definitions.resolve_job_def(EXPORT_CORPUS).execute_in_process(
+            instance=instance, run_config=CONSOLE_INFO, raise_on_error=False
         )
-        runs_ok = runs_ok and result.success
-        run_ids.add(result.run_id)
-        what = start if len(run_keys) == 1 else f"{len(run_keys)} PDFs, {start} .. {end}"
-        print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {what}")
-    store = ManifestsReadOnce(paths.store().root)
-    summaries = [summarize_pdf(store, key, run_ids) for key in wanted]
+        verdicts.append(_verdict(result, "export"))
+        print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for the export")
+    run_ids = {verdict.run_id for verdict in verdicts}
+    crashed = [verdict.step_failure for verdict in verdicts if verdict.step_failure]
+    summaries = [summarize_pdf(store, key, stages, run_ids, crashed) for key in wanted]
     not_built = () if pdfs else scan.refused
-    print_summary(summaries, paths, not_built, () if pdfs else scan.ignored)
-    clean = runs_ok and not not_built and not any(summary.failure for summary in summaries)
+    print_summary(summaries, paths, crashed, not_built, () if pdfs else scan.ignored)
+    clean = all(verdict.success for verdict in verdicts) and not not_built and not any(s.failure for s in summaries)
     return 0 if clean else 1
 
 
-class PdfArgumentError(ValueError):
-    """A `--pdf` that names no buildable PDF of the raw folder; the message says why, in one sentence."""
+def _verdict(result: ExecuteInProcessResult, what: str = "the PDFs' stages") -> RunVerdict:
+    """A step that failed as a whole (not the PDFs' own failures, which each PDF's manifest tells: those come
+    as a `Failure`), in one sentence: its first error, a resource that did not start included."""
+    failures = [
+        event
+        for event in result.all_events
+        if (event.is_step_failure and event.step_failure_data.user_failure_data is None)
+        or event.event_type_value == "RESOURCE_INIT_FAILURE"
+    ]
+    sentence = None
+    if failures:
+        error = getattr(failures[0].event_specific_data, "error", None)
+        message = error.message.strip().splitlines()[0] if error is not None and error.message else "unknown error"
+        sentence = f"{what} failed as a whole (step {failures[0].step_key}): {message}"
+    return RunVerdict(result.run_id, result.success, sentence)
 
 
-@dataclass(frozen=True)
-class ManifestsReadOnce(PartitionStore):
-    """The store as the summary reads it, after the run: each manifest read from disk once (a PDF's
-    summary asks for each of its manifests ~4 times: rows, failure, warnings)."""
-
-    manifests: dict[tuple[str, str], PartitionManifest | None] = field(default_factory=dict, compare=False)
-
-    def manifest(self, stage: Stage, partition_key: str) -> PartitionManifest | None:
-        key = (stage.name, partition_key)
-        if key not in self.manifests:
-            self.manifests[key] = super().manifest(stage, partition_key)
-        return self.manifests[key]
-
-
-def summarize_pdf(store: PartitionStore, key: str, run_ids: Collection[str] = ()) -> PdfSummary:
-    """Rows per good stage; a failure is a stage whose last attempt failed or was skipped (a stage
-    never built is no failure: `--select` may have left it out), or how the export of `run_ids`
-    left the PDF out; and the warnings the stages and the export recorded."""
+def summarize_pdf(
+    store: PartitionStore, key: str, stages: Sequence[Stage], run_ids: set[str], crashed: Sequence[str] = ()
+) -> PdfSummary:
+    """What this build did to one PDF: rows per stage it built; the first stage that failed in it; or, for a
+    stage this build did not record at all (its step failed as a whole), that step's sentence."""
     rows: dict[Stage, int] = {}
-    for stage in STAGES:
+    failure = None
+    for stage in stages:
         manifest = store.manifest(stage, key)
-        if manifest is not None and manifest.status == STATUS_OK:
-            rows[stage] = manifest.rows
-    built = [stage for stage in STAGES if store.manifest(stage, key) is not None]
-    problem = first_problem(store, key, stages=built)
-    failure = problem.sentence if problem is not None and problem.kind == NOT_OK else None
+        if manifest is None or manifest.run_id not in run_ids:
+            failure = f"{stage} not built: " + (crashed[0] if crashed else "its run did not reach it")
+            break
+        if manifest.status != STATUS_OK:
+            failure = f"{stage} {manifest.status}: {manifest.reason}"
+            break
+        rows[stage] = manifest.rows
     warnings = pdf_warnings(store, key, STAGES)
     export = store.manifest(EXPORT, key)
     if export is not None and export.run_id in run_ids:
@@ -129,6 +185,7 @@ def summarize_pdf(store: PartitionStore, key: str, run_ids: Collection[str] = ()
 def print_summary(
     summaries: Sequence[PdfSummary],
     paths: CorpusPaths,
+    crashed: Sequence[str] = (),
     refused: Sequence[tuple[str, str]] = (),
     ignored: Sequence[tuple[str, str]] = (),
 ) -> None:
@@ -142,54 +199,109 @@ def print_summary(
     not_built = f", {len(refused)} not built (file name)" if refused else ""
     print(f"  {len(summaries)} PDFs, {len(failed)} failed{not_built}; " + ", ".join(f"{a} {n}" for a, n in totals.items()))
     print(f"  stages: {paths.store().root}")
-    exports = sorted(p.name for p in paths.output_path.glob("chunks_*"))
+    exports = sorted(path.name for path in paths.output_path.glob("chunks_*"))
     if exports:
         print(f"  exports in {paths.output_path}: {', '.join(exports)}")
+    for sentence in crashed:
+        print(f"\n{sentence}")
     problems = [f"{s.partition_key}: {s.failure}" for s in failed] + [why for _, why in refused]
     if problems:
         print(f"\n{len(problems)} PDF(s) with a problem (the others are exported):")
         for line in problems:
             print(f"  - {line}")
-    warnings = [f"{s.partition_key}: {w}" for s in summaries for w in s.warnings]
-    warnings += [why for _, why in ignored]
+    warnings = [f"{s.partition_key}: {w}" for s in summaries for w in s.warnings] + [why for _, why in ignored]
     if warnings:
         print(f"\n{len(warnings)} warning(s):")
         for line in warnings:
             print(f"  - {line}")
 
 
-def cli_paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
-    """The environment's paths and settings, as the code location `dagster dev` loads reads them (the
-    corpora too: a partition of a corpus the command did not know would be removed with its stages),
-    with the folders the command line names."""
-    defaults = default_paths()
-    return CorpusPaths(
-        raw_dir=raw_dir or defaults.raw_dir,
-        output_dir=output_dir or defaults.output_dir,
-        expectations_dir=defaults.expectations_dir,
-        corpora=defaults.corpora,
-        export_strict=defaults.export_strict,
-    )
-
-
-def _partition_key(raw_dir: Path, pdf: str, scan: RawFolderScan) -> str:
-    """The partition key a `--pdf` names (a path or a key), or PdfArgumentError saying why it names none."""
+def _partition_key(raw_dir: Path, pdf: str, scan: RawFolderScan, duplicates: Mapping[str, str]) -> str:
+    """The partition key a `--pdf` names (a path or a key), or CommandRefused saying why it names none (or a
+    duplicate of another PDF)."""
     path = Path(pdf)
     key = pdf
     if path.is_symlink():
-        raise PdfArgumentError(
-            f"--pdf {pdf}: is a symbolic link; give the PDF's own path under {raw_dir} (or its key, e.g. fr/x.pdf)"
-        )
+        raise CommandRefused(f"--pdf {pdf}: is a symbolic link; give the PDF's own path under {raw_dir} (or its key, e.g. fr/x.pdf)")
     if path.exists():
         try:
             key = path.resolve().relative_to(raw_dir.resolve()).as_posix()
         except ValueError:
-            raise PdfArgumentError(
-                f"--pdf {pdf}: is outside the raw folder {raw_dir}; copy it into a corpus folder there first"
-            ) from None
+            raise CommandRefused(f"--pdf {pdf}: is outside the raw folder {raw_dir}; copy it into a corpus folder there first") from None
+    if key in duplicates:
+        raise CommandRefused(f"--pdf {pdf}: {duplicate_sentence(key, duplicates[key])}")
     if key in scan.keys:
         return key
     for name, why in scan.refused + scan.ignored:
         if name == printable_name(key):
-            raise PdfArgumentError(f"--pdf {pdf}: {why}")
-    raise PdfArgumentError(f"--pdf {pdf}: no such PDF in {raw_dir} (give a path or a key such as fr/x.pdf)")
+            raise CommandRefused(f"--pdf {pdf}: {why}")
+    raise CommandRefused(f"--pdf {pdf}: no such PDF in {raw_dir} (give a path or a key such as fr/x.pdf)")
+
+
+def list_stale(raw_dir: str | None, output_dir: str | None) -> int:
+    """Print the PDFs a build would build, with their reasons; exit 0 either way (a listing, not a check)."""
+    try:
+        paths = cli_paths(raw_dir, output_dir)
+    except OutputFolderRefused as error:
+        print(error)
+        return 2
+    versions = environment_versions()
+    verdicts = pdf_staleness(paths)
+    stale = [verdict for verdict in verdicts if verdict.stale]
+    print(f"{len(stale)} of {len(verdicts)} PDF(s) in {paths.raw_path} to build; current versions:")
+    print("\n".join(f"  {stage}: {version}" for stage, version in versions.items() if version))
+    if stale:
+        print(describe(stale))
+    return 0
+
+
+def register_folder(raw_dir: str | None, output_dir: str | None) -> list[str]:
+    """The folder's PDFs added as partitions, as a build adds them, without building: what `pocket-assets ui`
+    does before the UI starts (it removes none)."""
+    paths = cli_paths(raw_dir, output_dir)
+    with open_instance() as instance:
+        added = register_pdfs(instance, paths.scan().keys)
+        total = len(instance.get_dynamic_partitions(pdf_partitions.name))
+    print(f"{len(added)} PDF(s) of {paths.raw_path} added as partitions, {total} in all (DAGSTER_HOME={instance.root_directory})")
+    return added
+
+
+def forget(pdfs: Sequence[str], missing: bool, raw_dir: str | None, output_dir: str | None) -> int:
+    """Delete the named partitions (or, with `missing`, those whose file is not in the raw folder) and their
+    stage files, each named; a key that is no partition is said so and left."""
+    try:
+        paths = cli_paths(raw_dir, output_dir)
+    except OutputFolderRefused as error:
+        print(error)
+        return 2
+    with open_instance() as instance:
+        registered = set(instance.get_dynamic_partitions(pdf_partitions.name))
+        unknown = [key for key in pdfs if key not in registered]
+        for key in unknown:
+            print(f"{key}: not a partition of this instance; nothing deleted")
+        keys = [key for key in pdfs if key in registered] + (vanished_pdfs(instance, paths.scan().keys) if missing else [])
+        forget_pdfs(instance, paths.store(), sorted(set(keys)))
+    print(f"{len(set(keys))} partition(s) deleted")
+    return 1 if unknown else 0
+
+
+def prune(older_than_days: float, raw_dir: str | None, output_dir: str | None) -> int:
+    """Delete the runs (with their events) older than `older_than_days` that hold no PDF's current state: a run
+    whose materializations are still the latest of some stage file (its manifest names the run) is kept."""
+    paths = cli_paths(raw_dir, output_dir)
+    store = paths.store()
+    cutoff = time.time() - older_than_days * SECONDS_PER_DAY
+    with open_instance() as instance:
+        keys = instance.get_dynamic_partitions(pdf_partitions.name)
+        current = {
+            manifest.run_id
+            for key in filter(store.accepts, keys)
+            for stage in (*STAGES, EXPORT)
+            if (manifest := store.manifest(stage, key)) is not None and manifest.run_id
+        }
+        old = [record for record in instance.get_run_records(RunsFilter(created_before=datetime.fromtimestamp(cutoff, tz=timezone.utc)))]
+        deleted = [record.dagster_run.run_id for record in old if record.dagster_run.run_id not in current]
+        for run_id in deleted:
+            instance.delete_run(run_id)
+    print(f"{len(deleted)} run(s) older than {older_than_days:g} day(s) deleted; {len(old) - len(deleted)} kept (they hold a PDF's current state)")
+    return 0

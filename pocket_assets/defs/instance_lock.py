@@ -1,13 +1,9 @@
 """Open the Dagster instance of `DAGSTER_HOME` one process at a time.
 
-A fresh local (SQLite) instance creates its schema when first opened: two
-`pocket-assets build` started together on a new `DAGSTER_HOME` raced on it and
-one died with `sqlite3.IntegrityError: UNIQUE constraint failed:
-alembic_version.version_num` (measured; see docs/operations.md). Once open,
-concurrent runs are fine, so the lock is held only while opening.
-
-The instance is the one `DAGSTER_HOME/dagster.yaml` configures, with the event log storage of
-`defs/event_store.py` when that is Dagster's default local (SQLite) storage.
+A fresh local (SQLite) instance creates its schema when first opened: two `pocket-assets build`
+started together on a new `DAGSTER_HOME` raced on it and one died with `sqlite3.IntegrityError:
+UNIQUE constraint failed: alembic_version.version_num` (measured; see docs/operations.md). Once
+open, concurrent runs are fine, so the lock is held only while opening.
 """
 
 from __future__ import annotations
@@ -18,8 +14,6 @@ from pathlib import Path
 
 from dagster import DagsterInstance
 
-from pocket_assets.defs.event_store import build_instance_ref
-
 LOCK_FILE = ".pocket-assets-instance.lock"
 
 
@@ -29,4 +23,4 @@ def open_instance() -> DagsterInstance:
         return DagsterInstance.get()  # Dagster's own message says what is missing
     with open(Path(home) / LOCK_FILE, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return DagsterInstance.from_ref(build_instance_ref(home))
+        return DagsterInstance.get()

@@ -1,104 +1,74 @@
-"""One dynamic partition per PDF, keyed by its path under the raw folder (e.g. `fr/faq.pdf`).
+"""One dynamic partition per PDF, keyed by its path under the raw folder (e.g. `fr/faq.pdf`), built in ranges.
 
-The per-PDF assets are declared from the stage registry (`runstate.stages`): the
-asset key is the stage's name, its dependencies are the stage's upstream stages,
-and its Dagster code version is the stage's version under the settings the
-environment configures (tokenizer, chunk policy, summarizer, extraction options).
+Many PDFs are built by runs over ranges of partitions: a multi-run backfill policy whose
+range size is `POCKET_ASSETS_RANGE_SIZE` (read when the code location loads), large enough
+that a run's fixed cost (a process, its imports, the tokenizer and the gates) stays small
+beside its PDFs. The instance's run queue starts the runs side by side.
 
-Dagster reads code versions when the code location loads, so the UI shows the
-versions of the environment's settings; a run whose launchpad config changes a
-setting stamps its own versions in the manifests, which the project's staleness
-(`pocket-assets stale`, the schedule, the sensor) compares with the environment's.
+The per-PDF assets are declared from the stage registry (`runstate.stages`): the asset
+key is the stage's name, its dependencies are the stage's upstream stages, and its
+Dagster code version is the stage's version under the settings the environment
+configures (tokenizer, chunk policy, summarizer, extraction options).
 """
 
-from typing import Any, Mapping, Sequence
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
 
 import pyarrow as pa
-from dagster import (
-    AssetCheckSpec,
-    AssetSpec,
-    BackfillPolicy,
-    DynamicPartitionsDefinition,
-    TableColumn,
-    TableSchema,
-    asset,
-    multi_asset,
-)
+from dagster import AssetSpec, BackfillPolicy, DynamicPartitionsDefinition, TableColumn, TableSchema
 
-from pocket_assets.defs.resources import environment_versions
 from pocket_assets.runstate.stages import Stage
 
 pdf_partitions = DynamicPartitionsDefinition(name="pdfs")
 
-# Many PDFs in one run: one process start and one tokenizer load for the whole backfill.
-single_run = BackfillPolicy.single_run()
+RANGE_SIZE_ENV = "POCKET_ASSETS_RANGE_SIZE"
+# PDFs per run: a run's fixed cost is ~5-8 s of CPU (imports, tokenizer, Great Expectations); 50 PDFs of
+# the sample's size are ~15-40 s of work, and the first users' 28 regulations fit one run.
+DEFAULT_RANGE_SIZE = 50
 
 # Who to ask about these assets, shown in the UI.
 OWNERS = ["team:corpus-maintainers"]
 
 
-def pdf_asset(
-    stage: Stage,
-    *,
-    group_name: str,
-    description: str,
-    kinds: Sequence[str] = ("parquet",),
-    check_specs: Sequence[AssetCheckSpec] | None = None,
-):
-    """`@asset` for one per-PDF stage: partitioned by PDF, single-run backfills, owned, grouped."""
-    return asset(
-        name=stage.name,
-        partitions_def=pdf_partitions,
-        backfill_policy=single_run,
-        owners=OWNERS,
-        group_name=group_name,
-        kinds=set(kinds),
+def range_size(environ: Mapping[str, str] = os.environ) -> int:
+    """PDFs per run: `POCKET_ASSETS_RANGE_SIZE`, else `DEFAULT_RANGE_SIZE`."""
+    configured = environ.get(RANGE_SIZE_ENV, "").strip()
+    if not configured:
+        return DEFAULT_RANGE_SIZE
+    size = int(configured)
+    if size < 1:
+        raise ValueError(f"{RANGE_SIZE_ENV} must be a positive number of PDFs per run, got {configured!r}")
+    return size
+
+
+def range_backfill_policy() -> BackfillPolicy:
+    return BackfillPolicy.multi_run(max_partitions_per_run=range_size())
+
+
+def stage_spec(stage: Stage, *, group_name: str, description: str, code_version: str | None, kinds: set[str]) -> AssetSpec:
+    """A per-PDF stage as an asset of the per-PDF step: partitioned by PDF, depending on its upstream stages,
+    materialized PDF by PDF (skippable: a PDF that fails gets no materialization)."""
+    return AssetSpec(
+        stage.name,
         deps=[upstream.name for upstream in stage.upstream],
         description=description,
-        check_specs=check_specs,
-        code_version=environment_versions()[stage],
+        group_name=group_name,
+        kinds=kinds,
+        owners=OWNERS,
+        code_version=code_version,
+        partitions_def=pdf_partitions,
+        skippable=True,
         metadata=stage_metadata(stage),
     )
 
 
-def pdf_multi_asset(
-    stages: Mapping[Stage, str],
-    *,
-    name: str,
-    group_name: str,
-    kinds: Sequence[str] = ("parquet",),
-):
-    """`@multi_asset` for per-PDF stages made in one step (stage -> description); the same
-    partitions, backfill policy, owners and group as `pdf_asset`. Not subsettable: the
-    stages come from one computation, so they are always materialized together."""
-    versions = environment_versions()
-    return multi_asset(
-        name=name,
-        partitions_def=pdf_partitions,
-        backfill_policy=single_run,
-        specs=[
-            AssetSpec(
-                stage.name,
-                description=description,
-                deps=[upstream.name for upstream in stage.upstream],
-                owners=OWNERS,
-                group_name=group_name,
-                kinds=set(kinds),
-                partitions_def=pdf_partitions,
-                code_version=versions[stage],
-                metadata=stage_metadata(stage),
-            )
-            for stage, description in stages.items()
-        ],
-    )
-
-
 def stage_metadata(stage: Stage) -> dict[str, Any]:
-    """The asset's own metadata: its column schema, the stage's and so every PDF's (the UI's Columns).
-    On the asset rather than on each PDF's materialization, where it was ~7 KB and ~0.6 ms of
-    serialization per event, for the same table each time."""
+    """The asset's own metadata: its column schema, the same for every PDF (the UI's Columns tab)."""
     return {"dagster/column_schema": column_schema(stage.schema)}
 
 
 def column_schema(schema: pa.Schema) -> TableSchema:
-    return TableSchema(columns=[TableColumn(name=f.name, type=str(f.type)) for f in schema])
+    return TableSchema(columns=[TableColumn(name=field.name, type=str(field.type)) for field in schema])

@@ -1,63 +1,68 @@
-"""Configuration as Dagster resources: where files live, which tokenizer, which chunk policy.
+"""Configuration as Dagster resources: where files live, how pages are read, which tokenizer and policy.
 
-Defaults come from the environment variables the design names, read here (the
-Dagster layer) and never in `core`; every field can also be set from the UI's
-launchpad or run config. `stage_settings` turns the resources a run really uses
-into the settings the stage versions are derived from (`runstate.stages`).
+Defaults come from the environment variables the design names, read here (the Dagster
+layer) and never in `core`; every field can also be set from the UI's launchpad or run
+config. Heavy objects (the tokenizer, the gates' Great Expectations context) are built
+in `setup_for_execution`, once per process: `core` caches them by what they are loaded from.
+`stage_settings` turns the resources a run really uses into the settings the stage
+versions are derived from (`runstate.stages`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
+import math
 import os
 from pathlib import Path
 
-from dagster import ConfigurableResource
-from pydantic import Field
+import blake3
+
+from dagster import ConfigurableResource, InitResourceContext
+from pydantic import Field, PrivateAttr
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
-from pocket_assets.core.pdf import RawFolderScan, scan_raw_folder
-from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, raw_dir_from
-from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
-from pocket_assets.core.redaction import url_without_credentials
-from pocket_assets.core.records import CORPORA, parse_corpora
-from pocket_assets.runstate.storage import PartitionStore
-from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
-from pocket_assets.core.tokenizer import (
-    DEFAULT_TOKENIZER,
-    TOKENIZER_ENV,
-    TextCounter,
-    TokenCounter,
-    load_tokenizer,
-    tokenizer_identity,
-)
-from pocket_assets.core.quality.expectations_process import (
-    ExpectationsProcess,
-    expectations_dir_from,
-    expectations_process,
-)
 from pocket_assets.core.json_schema import Validator
-from pocket_assets.core.quality.validation import load_chunk_schema
-from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, SUMMARIZER, Setting, Stage, stage_versions
+from pocket_assets.core.pdf import RawFolderScan, scan_raw_folder
+from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
+from pocket_assets.core.quality.validation import PACKAGED_EXPECTATIONS, Gates, load_gates
+from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, RAW_DIR_ENV
+from pocket_assets.core.records import CORPORA, parse_corpora
+from pocket_assets.core.redaction import url_without_credentials
+from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
+from pocket_assets.core.tokenizer import DEFAULT_TOKENIZER, TOKENIZER_ENV, TextCounter, TokenCounter, load_tokenizer
+from pocket_assets.core.tokenizer import tokenizer_identity
+from pocket_assets.runstate.output_folder import checked_output_dir
+from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, GATES, SUMMARIZER, Setting, Stage, stage_versions
+from pocket_assets.runstate.storage import PartitionStore
+
+TRUE_WORDS = ("1", "true", "yes", "on")
+CORPORA_ENV = "POCKET_ASSETS_CORPORA"
+EXPORT_STRICT_ENV = "POCKET_ASSETS_EXPORT_STRICT"
+KEEP_DUPLICATES_ENV = "POCKET_ASSETS_KEEP_DUPLICATES"
+EXPECTATIONS_DIR_ENV = "POCKET_ASSETS_EXPECTATIONS_DIR"
+WORKERS_ENV = "POCKET_ASSETS_WORKERS"
 
 
 class CorpusPaths(ConfigurableResource):
-    """The PDF folder and its corpora, the output folder and the expectations folder, how strict the export is."""
+    """The PDF folder and its corpora, the output folder, how strict the export is."""
 
-    raw_dir: str = Field(description="Folder holding the corpus PDFs, one subfolder per corpus (fr/, intl/).")
-    output_dir: str = Field(description="Folder for Parquet stages, reports and exports.")
-    expectations_dir: str = Field(description="Folder of the Great Expectations suites and JSON Schemas.")
+    raw_dir: str = Field(description=f"Folder holding the corpus PDFs, one subfolder per corpus (fr/, intl/); env {RAW_DIR_ENV}.")
+    output_dir: str = Field(description=f"Folder for the stage files, reports and exports; env {OUTPUT_DIR_ENV}.")
     corpora: str = Field(
         default=",".join(CORPORA),
-        description="Corpus folders under raw_dir, comma-separated; env POCKET_ASSETS_CORPORA. A name outside "
-        "the seed schema's corpus enum (fr, intl) also needs adding to expectations/ to pass the gates.",
+        description=f"Corpus folders under raw_dir, comma-separated; env {CORPORA_ENV}. A name outside the seed "
+        "schema's corpus enum (fr, intl) also needs adding to the expectations folder to pass the gates.",
     )
     export_strict: bool = Field(
         default=False,
-        description="Refuse the whole export while any PDF failed (env POCKET_ASSETS_EXPORT_STRICT=1). "
-        "Default: ship every PDF that passed, and failed PDFs' last good chunks listed as stale.",
+        description=f"Refuse the whole export while any PDF failed (env {EXPORT_STRICT_ENV}=1). Default: ship every "
+        "PDF that passed, and failed PDFs' last good chunks listed as stale.",
+    )
+    keep_duplicates: bool = Field(
+        default=False,
+        description=f"Build and export every copy of a PDF found twice under other names (env {KEEP_DUPLICATES_ENV}=1). "
+        "Default: the copy whose key sorts first, the others named as its duplicates.",
     )
 
     @property
@@ -74,29 +79,41 @@ class CorpusPaths(ConfigurableResource):
 
     @property
     def output_path(self) -> Path:
-        return Path(self.output_dir)
-
-    @property
-    def expectations_path(self) -> Path:
-        return Path(self.expectations_dir)
+        """The output folder, refused when it is one a build must never write into (`/`, home, the raw folder)."""
+        return checked_output_dir(Path(self.output_dir), self.raw_path)
 
     def store(self) -> PartitionStore:
         return PartitionStore(self.output_path / "stages")
 
-TRUE_WORDS = ("1", "true", "yes", "on")
+
+def default_paths(root: Path | None = None) -> CorpusPaths:
+    """The folders and settings the environment configures; `data/raw` and `data/processed` under `root`
+    (the current folder: the project a command or `dagster dev` is started in) otherwise."""
+    base = root or Path.cwd()
+    return CorpusPaths(
+        raw_dir=os.environ.get(RAW_DIR_ENV, str(base / "data" / "raw")),
+        output_dir=os.environ.get(OUTPUT_DIR_ENV, str(base / "data" / "processed")),
+        corpora=os.environ.get(CORPORA_ENV, ",".join(CORPORA)),
+        export_strict=os.environ.get(EXPORT_STRICT_ENV, "").strip().lower() in TRUE_WORDS,
+        keep_duplicates=os.environ.get(KEEP_DUPLICATES_ENV, "").strip().lower() in TRUE_WORDS,
+    )
 
 
 class TokenizerResource(ConfigurableResource):
     """The embedding model's tokenizer; loaded once per process, never with model weights."""
 
     name: str = Field(
-        default="gemma3",
-        description="'gemma3' (vendored EmbeddingGemma/Gemma 3 tokenizer), a tokenizer.json path, "
-        "a model folder (sentence-transformers or Hugging Face snapshot), or a cached Hugging Face id.",
+        default=DEFAULT_TOKENIZER,
+        description=f"'gemma3' (vendored EmbeddingGemma/Gemma 3 tokenizer), a tokenizer.json path, a model folder "
+        f"(sentence-transformers or Hugging Face snapshot), or a cached Hugging Face id; env {TOKENIZER_ENV}.",
     )
+    _counter: TokenCounter | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        self._counter = load_tokenizer(self.name)
 
     def counter(self) -> TokenCounter:
-        return load_tokenizer(self.name)
+        return self._counter if self._counter is not None else load_tokenizer(self.name)
 
     def identity(self) -> str:
         """What versions its chunks: the vendored name, or the content hash of the file it names."""
@@ -106,54 +123,32 @@ class TokenizerResource(ConfigurableResource):
 class ChunkPolicyResource(ConfigurableResource):
     """The chunk policy (DESIGN.md section 4); its hash versions the chunking assets."""
 
-    page_mode: str = Field(
-        default="pdf-page-v1", description="'pdf-page-v1' (no chunk crosses a page; default) or 'span'."
-    )
+    page_mode: str = Field(default="pdf-page-v1", description="'pdf-page-v1' (no chunk crosses a page; default) or 'span'.")
     parent_tokens: int = 1024
     parent_overlap: int = 154
     child_tokens: int = Field(default=450, description="Child size; env CHUNK_SIZE_TOKENS.")
     child_overlap: int = Field(default=68, description="Child overlap; env CHUNK_OVERLAP_TOKENS.")
     summary_tokens: int = 50
-    max_tokens: int = Field(
-        default=512, description="Cap on the string the phone embeds (256 for the SDK sample model)."
-    )
+    max_tokens: int = Field(default=512, description="Cap on the string the phone embeds (256 for the SDK sample model).")
     min_chars: int = 50
     document_prompt: str = Field(default="", description="Embedding prompt, e.g. 'title: {title} | text: '.")
     context_header: str = Field(
         default="title+section",
-        description="Header embedded before each child and table summary: 'none', 'title' (the document's "
-        "title) or 'title+section' (title > section path > article; default, measured best).",
+        description="Header embedded before each child and table summary: 'none', 'title' (the document's title) or "
+        "'title+section' (title > section path > article; default, measured best).",
     )
     context_max_tokens: int = Field(
         default=ChunkPolicy.context_max_tokens, description="Bound on the context header, in tokens (measured: 60)."
     )
 
     @classmethod
-    def from_policy(cls, policy: ChunkPolicy) -> "ChunkPolicyResource":
+    def from_policy(cls, policy: ChunkPolicy) -> ChunkPolicyResource:
         values = dataclasses.asdict(policy)
         return cls(**{name: values[name] for name in cls.model_fields})
 
     def policy(self, tokenizer: TokenizerResource) -> ChunkPolicy:
         """The policy chunks are made with; its hash covers the tokenizer's identity, not just its name."""
-        return ChunkPolicy(
-            tokenizer=tokenizer.identity(), **{name: getattr(self, name) for name in type(self).model_fields}
-        )
-
-
-def environment_policy() -> ChunkPolicy:
-    """The policy the code location starts with: defaults plus the design's environment overrides."""
-    return policy_from_environment(os.environ)
-
-
-def default_paths(project_root: Path | None = None) -> CorpusPaths:
-    root = project_root or Path.cwd()
-    return CorpusPaths(
-        raw_dir=str(raw_dir_from(os.environ, root)),
-        output_dir=os.environ.get(OUTPUT_DIR_ENV, str(root / "data" / "processed")),
-        expectations_dir=str(expectations_dir_from(os.environ, root)),
-        corpora=os.environ.get("POCKET_ASSETS_CORPORA", ",".join(CORPORA)),
-        export_strict=os.environ.get("POCKET_ASSETS_EXPORT_STRICT", "").strip().lower() in TRUE_WORDS,
-    )
+        return ChunkPolicy(tokenizer=tokenizer.identity(), **{name: getattr(self, name) for name in type(self).model_fields})
 
 
 # Only variables named so can be sent as a key: a run config naming another variable (AWS_SECRET_ACCESS_KEY,
@@ -175,8 +170,7 @@ class SummarizerResource(ConfigurableResource):
     timeout_seconds: float = 60.0
     max_retries: int = 2
     fallback_to_extractive: bool = Field(
-        default=False,
-        description="On endpoint failure use the extractive summary (flagged) instead of failing the PDF.",
+        default=False, description="On endpoint failure use the extractive summary (flagged) instead of failing the PDF."
     )
 
     def setting(self) -> Setting:
@@ -219,23 +213,77 @@ class SummarizerResource(ConfigurableResource):
 
 
 class GatesResource(ConfigurableResource):
-    """The gates: Great Expectations in a process of its own (`expectations_process`), the JSON Schema here.
+    """The gates: the Great Expectations suites and the chunk JSON Schema, loaded once per process."""
 
-    The process is started before validation needs it, so that its seconds of imports overlap
-    other work: by the build command (`cli.preload_for_build`) or the run's first step for a
-    short run (`assets.quality.prestart_if_validating`), else once `table_summaries`' workers are gone.
-    """
+    expectations_dir: str = Field(
+        default="",
+        description=f"Folder of the suites and schemas (chunks.partition.json, chunks.corpus.json, chunk.schema.json, "
+        f"hepilot_chunk_output.schema.json); empty: those shipped with the package. Env {EXPECTATIONS_DIR_ENV}.",
+    )
+    _gates: Gates | None = PrivateAttr(default=None)
 
-    def expectations(self, expectations_dir: Path) -> ExpectationsProcess:
-        return expectations_process(expectations_dir)
+    @property
+    def expectations_path(self) -> Path:
+        return Path(self.expectations_dir) if self.expectations_dir else PACKAGED_EXPECTATIONS
 
-    def chunk_schema(self, expectations_dir: Path) -> Validator:
-        return _load_chunk_schema_once(str(expectations_dir))
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        self._gates = load_gates(self.expectations_path)
+
+    def gates(self) -> Gates:
+        return self._gates if self._gates is not None else load_gates(self.expectations_path)
+
+    def chunk_schema(self) -> Validator:
+        return self.gates().chunk_schema
+
+    def setting(self) -> Setting:
+        """What versions the verdicts: the content of every suite and schema file (a stricter suite re-judges)."""
+        files = sorted(path for path in self.expectations_path.glob("*.json"))
+        digest = blake3.blake3(b"".join(path.name.encode() + b"\0" + path.read_bytes() for path in files)).hexdigest()
+        return Setting("gates", {"files": digest[:16]})
 
 
-@functools.lru_cache(maxsize=4)
-def _load_chunk_schema_once(expectations_dir: str) -> Validator:
-    return load_chunk_schema(Path(expectations_dir))
+def default_gates() -> GatesResource:
+    return GatesResource(expectations_dir=os.environ.get(EXPECTATIONS_DIR_ENV, ""))
+
+
+class WorkersResource(ConfigurableResource):
+    """How many processes build a run's PDFs side by side (one plain pool per run; 1: the run's own process)."""
+
+    workers: int = Field(
+        default=0,
+        description=f"Worker processes per run; 0: ${WORKERS_ENV}, else the CPUs this process may use "
+        "(its CPU affinity, and a container's CPU quota where there is one).",
+    )
+
+    def count(self) -> int:
+        return self.workers if self.workers > 0 else default_workers()
+
+
+def default_workers() -> int:
+    """`POCKET_ASSETS_WORKERS`, else the CPUs this process may use: its affinity (`taskset -c 0` means 1),
+    lowered to a cgroup CPU quota (a container limited to 1 CPU on a 16-core node means 1)."""
+    configured = os.environ.get(WORKERS_ENV, "").strip()
+    if configured:
+        return max(1, int(configured))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    quota = cgroup_cpu_quota()
+    return max(1, min(cpus, quota)) if quota is not None else cpus
+
+
+def cgroup_cpu_quota(cgroup_root: Path = Path("/sys/fs/cgroup")) -> int | None:
+    """The CPUs a cgroup quota grants (rounded up), or None without one: cgroup v2's `cpu.max`
+    ("200000 100000" is 2 CPUs, "max 100000" none), else v1's `cpu.cfs_quota_us` / `cpu.cfs_period_us`."""
+    try:
+        quota, period = (cgroup_root / "cpu.max").read_text().split()[:2]
+        return None if quota == "max" else max(1, math.ceil(int(quota) / int(period)))
+    except (OSError, ValueError):
+        pass
+    try:
+        quota_us = int((cgroup_root / "cpu" / "cpu.cfs_quota_us").read_text())
+        period_us = int((cgroup_root / "cpu" / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError):
+        return None
+    return None if quota_us <= 0 or period_us <= 0 else max(1, math.ceil(quota_us / period_us))
 
 
 class EvaluationResource(ConfigurableResource):
@@ -275,6 +323,7 @@ def stage_settings(
     tokenizer: TokenizerResource | None = None,
     chunk_policy: ChunkPolicyResource | None = None,
     summarizer: SummarizerResource | None = None,
+    gates: GatesResource | None = None,
 ) -> dict[str, Setting]:
     """The settings (`runstate.stages`) of the given resources; a stage asks for the ones its output depends on."""
     settings: dict[str, Setting] = {}
@@ -285,6 +334,8 @@ def stage_settings(
         settings[CHUNKING] = Setting(policy.chunker_version, json.loads(policy.canonical_json()))
     if summarizer is not None:
         settings[SUMMARIZER] = summarizer.setting()
+    if gates is not None:
+        settings[GATES] = gates.setting()
     return settings
 
 
@@ -296,6 +347,7 @@ class SettingResources:
     tokenizer: TokenizerResource
     chunk_policy: ChunkPolicyResource
     summarizer: SummarizerResource
+    gates: GatesResource
 
     @classmethod
     def from_environment(cls) -> SettingResources:
@@ -303,24 +355,27 @@ class SettingResources:
         return cls(
             extraction=ExtractionResource(),
             tokenizer=TokenizerResource(name=os.environ.get(TOKENIZER_ENV, DEFAULT_TOKENIZER)),
-            chunk_policy=ChunkPolicyResource.from_policy(environment_policy()),
+            chunk_policy=ChunkPolicyResource.from_policy(policy_from_environment(os.environ)),
             summarizer=SummarizerResource(),
+            gates=default_gates(),
         )
 
     def as_resources(self) -> dict[str, ConfigurableResource]:
         """Keyed by the resource names the assets declare."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
+    def settings(self) -> dict[str, Setting]:
+        return stage_settings(
+            extraction=self.extraction,
+            tokenizer=self.tokenizer,
+            chunk_policy=self.chunk_policy,
+            summarizer=self.summarizer,
+            gates=self.gates,
+        )
+
     def versions(self) -> dict[Stage, str | None]:
         """Every stage's version under these resources, in lineage order."""
-        return stage_versions(
-            stage_settings(
-                extraction=self.extraction,
-                tokenizer=self.tokenizer,
-                chunk_policy=self.chunk_policy,
-                summarizer=self.summarizer,
-            )
-        )
+        return stage_versions(self.settings())
 
 
 def environment_versions() -> dict[Stage, str | None]:

@@ -37,7 +37,7 @@ def stale_pdfs(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorRe
     changes = scan_corpus(paths.raw_path, known)
     versions = environment_versions()
     sources = {key: file_state.sha256 for key, file_state in changes.states.items()}
-    verdicts = pdf_staleness(paths, sources, versions)
+    verdicts = pdf_staleness(paths, sources)
     reported: dict[str, str] = state.get("reported", {})
     current = {verdict.partition_key: "; ".join(verdict.reasons) for verdict in verdicts}
     registered = set(context.instance.get_dynamic_partitions(pdf_partitions.name))

@@ -10,11 +10,10 @@ extraction options the environment configures (`SettingResources.from_environmen
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from pocket_assets.core.pdf import discover_pdfs, sha256_file
-from pocket_assets.defs.resources import CorpusPaths, environment_versions
-from pocket_assets.runstate.stages import Stage
+from pocket_assets.defs.resources import CorpusPaths, SettingResources
 from pocket_assets.runstate.staleness import Staleness, corpus_staleness
 
 
@@ -24,14 +23,14 @@ def current_sources(raw_dir: Path, keys: Iterable[str] | None = None) -> dict[st
 
 
 def pdf_staleness(
-    paths: CorpusPaths,
-    sources: dict[str, str] | None = None,
-    versions: Mapping[Stage, str | None] | None = None,
+    paths: CorpusPaths, sources: dict[str, str] | None = None, resources: SettingResources | None = None
 ) -> list[Staleness]:
-    """A verdict for every PDF of the folder (or of `sources`), stale or fresh, sorted by key;
-    against `versions` (the environment's by default)."""
+    """A verdict for every PDF of the folder (or of `sources`), stale or fresh, sorted by key; against the
+    settings of `resources` (the environment's by default), a changed setting named in the reason."""
+    resources = resources or SettingResources.from_environment()
     return corpus_staleness(
         paths.store(),
         current_sources(paths.raw_path, paths.scan().keys) if sources is None else sources,
-        environment_versions() if versions is None else versions,
+        resources.versions(),
+        resources.settings(),
     )

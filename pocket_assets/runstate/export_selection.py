@@ -49,8 +49,12 @@ def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> E
     included, stale, excluded = [], [], []
     for key in sorted(partition_keys):
         manifest = store.manifest(EXPORTED, key)
-        if manifest is not None and manifest.status == STATUS_OK:
+        damage = store.problem(EXPORTED, key, manifest) if manifest is not None and manifest.status == STATUS_OK else None
+        if manifest is not None and manifest.status == STATUS_OK and damage is None:
             included.append(key)
+            continue
+        if damage is not None:
+            excluded.append((key, f"left out, {damage}; build it again"))
             continue
         if manifest is not None and manifest.status == STATUS_FAILED:
             why = manifest.reason or "failed its gates"

@@ -28,7 +28,8 @@ from pocket_assets.core.schemas import CHUNK_SCHEMA, PAGE_SCHEMA, PDF_IDENTITY_S
 EXTRACTION = "extraction"  # extractor version and extraction options (OCR, its languages, table detection)
 CHUNKING = "chunking"  # chunker version and chunk policy, tokenizer identity included
 SUMMARIZER = "summarizer"  # how tables are summarized (kind; model and endpoint for an LLM)
-SETTING_ORDER = (EXTRACTION, CHUNKING, SUMMARIZER)
+GATES = "gates"  # the suites and schemas the chunks are judged by (their files' contents)
+SETTING_ORDER = (EXTRACTION, CHUNKING, SUMMARIZER, GATES)
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,10 @@ class Stage:
     def __hash__(self) -> int:
         """By name (unique per stage): stages key dicts per PDF, and hashing the schemas took ~57 µs a time."""
         return hash(self.name)
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        """Unpickled as the registry's own stage (an outcome built in a worker names its stages by identity)."""
+        return (stage_named, (self.name,))
 
     def setting_names(self) -> tuple[str, ...]:
         """Every setting its output depends on, its own and its upstream stages', in `SETTING_ORDER`."""
@@ -86,7 +91,7 @@ PARENTS = Stage("parents", CHUNK_SCHEMA, upstream=(PAGES,), settings=(CHUNKING,)
 CHILDREN = Stage("children", CHUNK_SCHEMA, upstream=(PARENTS,), settings=(CHUNKING,))
 TABLE_SUMMARIES = Stage("table_summaries", CHUNK_SCHEMA, upstream=(CHILDREN,), settings=(SUMMARIZER,))
 # The gates judge every chunk stage against the pages and the policy's caps.
-VALIDATED_CHUNKS = Stage("validated_chunks", CHUNK_SCHEMA, upstream=(TABLE_SUMMARIES,), settings=(CHUNKING,))
+VALIDATED_CHUNKS = Stage("validated_chunks", CHUNK_SCHEMA, upstream=(TABLE_SUMMARIES,), settings=(CHUNKING, GATES))
 
 # Lineage order: a stage comes after every stage it reads.
 STAGES: tuple[Stage, ...] = (RAW_PDF, PAGES, PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS)
@@ -111,3 +116,32 @@ def stage_named(name: str) -> Stage:
 def stage_versions(settings: Mapping[str, Setting]) -> dict[Stage, str | None]:
     """Every stage, in lineage order, to its version under `settings` (all of `SETTING_ORDER`)."""
     return {stage: stage.version(settings) for stage in STAGES}
+
+
+# The settings' fields a user sets through the environment, named as they set them.
+ENVIRONMENT_NAMES = {
+    "child_tokens": "CHUNK_SIZE_TOKENS",
+    "child_overlap": "CHUNK_OVERLAP_TOKENS",
+    "tokenizer": "POCKET_ASSETS_TOKENIZER",
+}
+
+
+def setting_changes(stage: Stage, recorded: Mapping[str, Mapping[str, Any]], current: Mapping[str, Setting]) -> list[str]:
+    """What changed between the settings a stage's output recorded and the current ones, one phrase per field
+    (`child_tokens (CHUNK_SIZE_TOKENS) 450 → 300`); empty when the record is missing or nothing differs."""
+    changes = []
+    for name in stage.setting_names():
+        before, after = recorded.get(name), current.get(name)
+        if before is None or after is None:
+            continue
+        for field_name in sorted(set(before) | set(after.value)):
+            old, new = before.get(field_name), after.value.get(field_name)
+            if old != new:
+                label = f"{field_name} ({ENVIRONMENT_NAMES[field_name]})" if field_name in ENVIRONMENT_NAMES else field_name
+                changes.append(f"{label} {_shown(old)} → {_shown(new)}")
+    return changes
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= 40 else text[:39] + "…"

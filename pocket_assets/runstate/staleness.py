@@ -14,8 +14,10 @@ import json
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from pocket_assets.runstate.stages import STAGES, Stage
+from pocket_assets.runstate.stages import STAGES, Setting, Stage, setting_changes
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+
+SETTINGS = "settings"  # the manifest's `extra` entry: the values of the settings its output was built with
 
 NEVER_BUILT = "never built"
 NOT_OK = "not ok"  # last attempt failed or was skipped
@@ -38,12 +40,14 @@ def first_problem(
     source_sha256: str | None = None,
     versions: Mapping[Stage, str | None] | None = None,
     stages: Sequence[Stage] = STAGES,
+    settings: Mapping[str, Setting] | None = None,
 ) -> StageProblem | None:
     """Walk `stages` in lineage order; None when every one holds a good output.
 
     With `source_sha256` an output built from another version of the file is a
     problem, with `versions` (stage -> current version, None: unversioned) one
-    built with another version.
+    built with another version; `settings` (the current ones) name what changed.
+    A good manifest whose file is missing or damaged is a problem too.
     """
     for stage in stages:
         manifest = store.manifest(stage, partition_key)
@@ -51,6 +55,9 @@ def first_problem(
             return StageProblem(stage, NEVER_BUILT, f"{stage} {NEVER_BUILT}")
         if manifest.status != STATUS_OK:
             return StageProblem(stage, NOT_OK, f"{stage} last {manifest.status}: {manifest.reason}")
+        damage = store.problem(stage, partition_key, manifest)
+        if damage is not None:
+            return StageProblem(stage, NOT_OK, f"{stage}: {damage}")
         if source_sha256 is not None and manifest.source_sha256 != source_sha256:
             return StageProblem(
                 stage,
@@ -59,7 +66,9 @@ def first_problem(
             )
         current = versions.get(stage) if versions is not None else None
         if current is not None and manifest.code_version != current:
-            return StageProblem(stage, OTHER_VERSION, f"{stage} built with {manifest.code_version}, current is {current}")
+            changes = setting_changes(stage, manifest.extra.get(SETTINGS) or {}, settings or {})
+            what = "; ".join(changes) if changes else f"{manifest.code_version}, current is {current}"
+            return StageProblem(stage, OTHER_VERSION, f"{stage} built with other settings: {what}")
     return None
 
 
@@ -78,9 +87,10 @@ def partition_staleness(
     partition_key: str,
     source_sha256: str,
     versions: Mapping[Stage, str | None],
+    settings: Mapping[str, Setting] | None = None,
 ) -> Staleness:
     """`versions` maps each stage, in lineage order, to its current version (`runstate.stages.stage_versions`)."""
-    problem = first_problem(store, partition_key, source_sha256, versions, stages=tuple(versions))
+    problem = first_problem(store, partition_key, source_sha256, versions, tuple(versions), settings)
     return Staleness(partition_key, (problem.sentence,) if problem else ())
 
 
@@ -88,9 +98,10 @@ def corpus_staleness(
     store: PartitionStore,
     sources: Mapping[str, str],
     versions: Mapping[Stage, str | None],
+    settings: Mapping[str, Setting] | None = None,
 ) -> list[Staleness]:
     """A verdict, stale or fresh, for every PDF in `sources` (partition key -> current sha256), sorted."""
-    return [partition_staleness(store, key, sha, versions) for key, sha in sorted(sources.items())]
+    return [partition_staleness(store, key, sha, versions, settings) for key, sha in sorted(sources.items())]
 
 
 def stale_partitions(

@@ -1,30 +1,43 @@
 """One Parquet file per asset and partition, plus a small JSON manifest beside it.
 
 The manifest records how the last attempt at that partition ended (ok, failed,
-skipped because upstream failed) and the versions it was built from. A failed
-attempt rewrites only the manifest, so the last good Parquet stays in place and
-downstream stages can tell a good input from a stale one.
+skipped because upstream failed), the versions it was built from and the size of
+the file it declares good. A failed attempt rewrites only the manifest, so the last
+good Parquet stays in place and downstream stages can tell a good input from a stale one.
+
+State is checked before it is trusted: a manifest that does not parse reads as a
+`damaged` attempt, and a good manifest whose file is missing or not the size it
+recorded is not good (`problem`); either makes the PDF stale, named with the reason.
+Every path stays inside the store: a partition key that would climb out of it
+(`../`) is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pocket_assets.core.atomic import atomic_path, write_bytes_atomic
+from pocket_assets.core.atomic import atomic_path, temp_owner, this_host, write_bytes_atomic
+from pocket_assets.runstate.output_folder import inside
 from pocket_assets.runstate.arrow_rows import table_of_rows
 from pocket_assets.runstate.stages import SOURCE, Stage
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
 STATUS_SKIPPED = "skipped"
+STATUS_DAMAGED = "damaged"  # a manifest that cannot be read: nothing it says can be trusted
+DATA_BYTES = "data_bytes"  # the manifest's `extra` entry: the size of the file it declares good
+# A temp file of a process that is gone, or older than this, is a killed build's: removed by the next run.
+TEMP_MAX_AGE_SECONDS = 24 * 3600
 
 
 class UpstreamNotReady(Exception):
@@ -75,13 +88,25 @@ class PartitionStore:
     root: Path
 
     def data_path(self, stage: Stage, partition_key: str) -> Path:
-        return self.root / stage.name / f"{stage_file_stem(partition_key)}.parquet"
+        return self._stage_file(stage.name, partition_key, ".parquet")
 
     def manifest_path(self, stage: Stage, partition_key: str) -> Path:
-        return self._manifest_file(stage.name, partition_key)
+        return self._stage_file(stage.name, partition_key, ".manifest.json")
 
     def _manifest_file(self, stage_name: str, partition_key: str) -> Path:
-        return self.root / stage_name / f"{stage_file_stem(partition_key)}.manifest.json"
+        return self._stage_file(stage_name, partition_key, ".manifest.json")
+
+    def accepts(self, partition_key: str) -> bool:
+        """Whether the key's stage files stay inside the store (a key added by hand may climb out)."""
+        try:
+            self._stage_file("", partition_key, "")
+        except ValueError:
+            return False
+        return True
+
+    def _stage_file(self, stage_name: str, partition_key: str, suffix: str) -> Path:
+        """`<root>/<stage>/<key><suffix>`; a key that is absolute or climbs out (`..`) is refused."""
+        return inside(self.root / stage_name, f"{stage_file_stem(partition_key)}{suffix}")
 
     def write(
         self,
@@ -101,7 +126,8 @@ class PartitionStore:
         target = self.data_path(stage, partition_key)
         with atomic_path(target) as temp:
             pq.write_table(table, temp, compression="zstd")
-        self.write_manifest(manifest)
+            size = temp.stat().st_size
+        self.write_manifest(replace(manifest, extra={**manifest.extra, DATA_BYTES: size}))
         return target
 
     def write_manifest(self, manifest: PartitionManifest) -> None:
@@ -117,10 +143,27 @@ class PartitionStore:
                 written.result()
 
     def manifest(self, stage: Stage, partition_key: str) -> PartitionManifest | None:
+        """The last attempt's manifest; None if there was none; a `damaged` one if it cannot be read."""
         path = self.manifest_path(stage, partition_key)
         if not path.is_file():
             return None
-        return PartitionManifest(**json.loads(path.read_text(encoding="utf-8")))
+        try:
+            return PartitionManifest(**json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError) as error:
+            reason = f"its {stage} manifest cannot be read ({type(error).__name__}: {error})"
+            return PartitionManifest(asset=stage.name, partition_key=partition_key, status=STATUS_DAMAGED, reason=reason)
+
+    def problem(self, stage: Stage, partition_key: str, manifest: PartitionManifest) -> str | None:
+        """Why a good manifest's file cannot be trusted (missing, or not the size it recorded); None if it can."""
+        path = self.data_path(stage, partition_key)
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return f"its {stage} file is missing ({path.name})"
+        recorded = manifest.extra.get(DATA_BYTES)
+        if recorded is not None and size != recorded:
+            return f"its {stage} file is damaged ({size} bytes, {recorded} written)"
+        return None
 
     def read(self, stage: Stage, partition_key: str, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Rows of the last good output (only `columns`, if given); `UpstreamNotReady` if the last
@@ -145,6 +188,9 @@ class PartitionStore:
             raise UpstreamNotReady(f"{stage} has not been materialized for {partition_key}")
         if manifest.status != STATUS_OK:
             raise UpstreamNotReady(f"{stage} {manifest.status} for {partition_key}: {manifest.reason}")
+        problem = self.problem(stage, partition_key, manifest)
+        if problem is not None:
+            raise UpstreamNotReady(f"{partition_key}: {problem}; build it again")
         return manifest
 
     def read_last_good(
@@ -164,6 +210,39 @@ class PartitionStore:
             if stage_dir.is_dir():
                 (stage_dir / f"{stage_file_stem(partition_key)}.parquet").unlink(missing_ok=True)
                 self._manifest_file(stage_dir.name, partition_key).unlink(missing_ok=True)
+
+
+def remove_dead_temps(root: Path, now: float | None = None) -> list[Path]:
+    """Delete the temp files (`core.atomic`) that a killed build left under `root`: those of a process of this
+    host that is gone, and any older than `TEMP_MAX_AGE_SECONDS` (another host's). Returns them."""
+    if not root.is_dir():
+        return []
+    removed = []
+    now = time.time() if now is None else now
+    for folder, _, names in os.walk(root):
+        for name in names:
+            if not (name.startswith(".") and name.endswith(".tmp")):
+                continue
+            path = Path(folder) / name
+            owner = temp_owner(name)
+            try:
+                stale = now - path.stat().st_mtime > TEMP_MAX_AGE_SECONDS
+            except OSError:
+                continue
+            if stale or (owner is not None and owner[0] == this_host() and not _alive(owner[1])):
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _table(path: Path, columns: Sequence[str] | None = None) -> pa.Table:

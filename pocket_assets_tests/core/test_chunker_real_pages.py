@@ -18,7 +18,7 @@ from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-EXPECTATIONS_DIR = Path(__file__).resolve().parents[2] / "expectations"
+EXPECTATIONS_DIR = Path(__file__).resolve().parents[2] / "pocket_assets" / "expectations"
 POLICY = ChunkPolicy()
 SMALL_CHILDREN = ChunkPolicy(child_tokens=120, child_overlap=15)  # what CHUNK_SIZE_TOKENS=120 gives
 

@@ -102,6 +102,14 @@ def test_the_title_falls_back_from_metadata_to_first_heading_to_file_name() -> N
     assert document_title(with_title(identity, "Untitled"), bare) == "R01 2025 26 Regles generales"
 
 
+def test_a_title_less_file_name_with_a_pipe_gives_a_header_without_one() -> None:
+    """Issue 32: `a|b.pdf` put `|` in the context header, which the schema refuses: the PDF was left out."""
+    bare = build_pages([[("paragraph", "Un règlement sans aucun titre de section.", 0)]])
+    identity = with_title(identity_for(bare, "fr/statuts|annexe 2024.pdf"), None)
+    assert document_title(identity, bare) == "statuts/annexe 2024"
+    assert "|" not in document_name(identity, bare)
+
+
 @pytest.mark.parametrize(
     "heading",
     [

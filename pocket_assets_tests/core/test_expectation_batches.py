@@ -7,12 +7,9 @@ import dataclasses
 import json
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
-from pocket_assets.core.quality.expectation_batches import batchable, expectations_for_batch, expectations_for_files
-from pocket_assets.core.quality.expectations_process import ExpectationsProcess, ExpectationsProcessError
+from pocket_assets.core.quality.expectation_batches import batchable, expectations_for_batch
 from pocket_assets.core.quality.validation import (
     CORPUS_SUITE_FILE,
     Gates,
@@ -20,13 +17,9 @@ from pocket_assets.core.quality.validation import (
     corpus_ids_on_columns,
     expectations_on_columns,
     frame_columns,
-    frame_table_from_files,
     load_gates,
-    table_columns,
-    validate_corpus_ids,
 )
-from pocket_assets.core.records import ChunkRecord, to_dict
-from pocket_assets.core.schemas import CHUNK_SCHEMA
+from pocket_assets.core.records import ChunkRecord
 from pocket_assets_tests.core.test_validation import (
     EXPECTATIONS_DIR,
     POLICY,
@@ -74,18 +67,6 @@ def corpus() -> dict[str, list[ChunkRecord]]:
     }
 
 
-def stored(folder: Path, pdfs: dict[str, list[ChunkRecord]]) -> dict[str, list[Path]]:
-    """Each PDF's chunks in two Parquet files in the stages' schema (its first half, then the rest), as the
-    build sends them to the expectations process: its parents, children and table summaries' files."""
-    files = {}
-    for place, (key, chunks) in enumerate(pdfs.items()):
-        half = len(chunks) // 2
-        files[key] = [folder / f"{place}-{part}.parquet" for part in (1, 2)]
-        for path, part in zip(files[key], (chunks[:half], chunks[half:])):
-            pq.write_table(pa.Table.from_pylist([to_dict(chunk) for chunk in part], schema=CHUNK_SCHEMA), path)
-    return files
-
-
 def per_pdf(gates: Gates, pdfs: dict[str, list[ChunkRecord]]) -> dict:
     return {key: expectations_on_columns(gates, frame_columns(chunks), *CAPS) for key, chunks in pdfs.items()}
 
@@ -126,77 +107,14 @@ def test_an_expectation_that_cannot_run_fails_every_pdf_with_its_error(tmp_path:
     assert failed(batch) == {"fr/b.pdf": {"page_positive"}, "fr/g.pdf": {"page_positive"}}
 
 
-def test_the_stage_files_give_the_records_columns_and_verdicts(gates: Gates, tmp_path: Path) -> None:
-    """What the expectations process reads of a PDF's stage files is what its records hold, in their order."""
-    pdfs = corpus()
-    files = stored(tmp_path, pdfs)
-    columns = {key: frame_columns(chunks) for key, chunks in pdfs.items()}
-    assert {key: table_columns(frame_table_from_files(paths)) for key, paths in files.items()} == columns
-    assert expectations_for_files(gates, files, *CAPS) == expectations_for_batch(gates, columns, *CAPS)
-
-
-def test_the_expectations_process_answers_as_this_process_does(gates: Gates, tmp_path: Path) -> None:
-    pdfs = corpus()
-    columns = {key: frame_columns(chunks) for key, chunks in pdfs.items()}
-    process = ExpectationsProcess(EXPECTATIONS_DIR)
-    try:
-        assert process.partition_suite(stored(tmp_path, pdfs), *CAPS) == expectations_for_batch(gates, columns, *CAPS)
-        everything = [chunk for key in ("fr/b.pdf", "fr/g.pdf") for chunk in pdfs[key]]
-        from_process = process.corpus_suite(frame_columns(everything), "corpus")
-        assert from_process == validate_corpus_ids(gates, everything, "corpus")
-        assert not from_process.passed, "the same ids in two PDFs collide in the corpus"
-    finally:
-        process.close()
-
-
-def test_batches_sent_ahead_are_answered_in_order_and_a_death_fails_them_clearly(gates: Gates, tmp_path: Path) -> None:
-    """The build sends the next batch before reading the verdicts of the one before (`submit_partition_suite`)."""
-    pdfs = corpus()
-    files = stored(tmp_path, pdfs)
-    halves = [dict(list(files.items())[: len(files) // 2]), dict(list(files.items())[len(files) // 2 :])]
-    process = ExpectationsProcess(EXPECTATIONS_DIR)
-    try:
-        sent = [process.submit_partition_suite(half, *CAPS) for half in halves]
-        expected = [expectations_for_batch(gates, {key: frame_columns(pdfs[key]) for key in half}, *CAPS) for half in halves]
-        assert [future.result() for future in sent] == expected
-        process._process.kill()
-        sent = [process.submit_partition_suite(half, *CAPS) for half in halves]
-        for future in sent:
-            with pytest.raises(ExpectationsProcessError, match="ended"):
-                future.result()
-    finally:
-        process.close()
-
-
-def test_a_suite_that_does_not_load_is_a_clear_error_from_the_process(tmp_path: Path) -> None:
-    directory = copy_expectations(tmp_path, "page_positive", {"$PARAMETER": "first_page"}, "min_value")
-    process = ExpectationsProcess(directory)
-    try:
-        with pytest.raises(ExpectationsProcessError, match="unknown \\$PARAMETER.*first_page"):
-            process.partition_suite({}, *CAPS)
-    finally:
-        process.close()
-
-
-def test_a_dead_process_is_a_clear_error(tmp_path: Path) -> None:
-    process = ExpectationsProcess(EXPECTATIONS_DIR)
-    process._process.kill()
-    with pytest.raises(ExpectationsProcessError, match="ended"):
-        process.partition_suite({}, *CAPS)
-
-
 def test_the_corpus_suite_reads_the_ids_only_and_still_names_a_corpus_wide_duplicate(gates: Gates) -> None:
     pdfs = corpus()
     everything = [chunk for key in ("fr/b.pdf", "fr/g.pdf") for chunk in pdfs[key]]
     narrow = corpus_frame_columns(EXPECTATIONS_DIR)
     assert narrow == ("id", "page"), "the corpus suite's frame holds no text"
-    process = ExpectationsProcess(EXPECTATIONS_DIR)
-    try:
-        from_process = process.corpus_suite(frame_columns(everything, narrow), "corpus")
-    finally:
-        process.close()
-    assert from_process == corpus_ids_on_columns(gates, frame_columns(everything), "corpus")
-    [result] = from_process.failures()
+    narrow_report = corpus_ids_on_columns(gates, frame_columns(everything, narrow), "corpus")
+    assert narrow_report == corpus_ids_on_columns(gates, frame_columns(everything), "corpus")
+    [result] = narrow_report.failures()
     assert result.expectation == "id_unique_in_corpus" and result.unexpected_count > 0
     assert {chunk_id for chunk_id, _ in result.offending} <= {chunk.id for chunk in pdfs["fr/b.pdf"]}
 

@@ -33,7 +33,7 @@ from pocket_assets.core.export.corpus_files import (
 from pocket_assets.core.export.redirects import resolve_redirect
 from pocket_assets.core.records import PAGE_SEPARATOR, ChunkRecord, ContentFeatures
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "expectations"
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "pocket_assets" / "expectations"
 GENERATED = "2026-01-14T10:30:00Z"
 _WORDS = (
     "arbitre joueur pendule partie coup roque pion tour dame roi échiquier règle article "

@@ -328,7 +328,7 @@ def test_export_passages_are_the_sdk_lines_with_their_cited_page(
 
     for corpus in ("fr", "intl"):
         chunks = [chunk for chunk in sample_children if chunk.corpus == corpus]
-        write_corpus_exports(corpus, chunks, tmp_path, "2026-01-01T00:00:00Z", ROOT / "expectations")
+        write_corpus_exports(corpus, chunks, tmp_path, "2026-01-01T00:00:00Z", ROOT / "pocket_assets" / "expectations")
         prompt = "title: {title} | text: "
         exported = passages_from_export(tmp_path, corpus, prompt)
         assert exported == passages_from_chunks(chunks, prompt)
@@ -344,7 +344,7 @@ def test_an_sdk_file_out_of_step_with_its_corpus_json_is_refused(
     from pocket_assets.core.export.corpus_files import write_corpus_exports
 
     chunks = [chunk for chunk in sample_children if chunk.corpus == "intl"]
-    export = write_corpus_exports("intl", chunks, tmp_path, "2026-01-01T00:00:00Z", ROOT / "expectations")
+    export = write_corpus_exports("intl", chunks, tmp_path, "2026-01-01T00:00:00Z", ROOT / "pocket_assets" / "expectations")
     sdk = export.paths["sdk"]
     lines = sdk.read_text(encoding="utf-8").splitlines(keepends=True)
     sdk.write_text("".join(lines[1:]), encoding="utf-8")

@@ -6,6 +6,7 @@ from pocket_assets.runstate.stages import (
     CHILDREN,
     CHUNKING,
     EXTRACTION,
+    GATES,
     PAGES,
     PARENTS,
     RAW_PDF,
@@ -22,6 +23,7 @@ SETTINGS = {
     EXTRACTION: Setting("extract-v1", {"ocr": False}),
     CHUNKING: Setting("hier-v1", {"child_tokens": 450, "tokenizer": "gemma3"}),
     SUMMARIZER: Setting("extractive", {"kind": "extractive"}),
+    GATES: Setting("gates", {"files": "0123456789abcdef"}),
 }
 
 
@@ -50,6 +52,7 @@ def test_a_setting_changes_the_version_of_the_stages_that_read_it_and_after() ->
         "validated_chunks",
     }
     assert _changed_stages(SUMMARIZER, SETTINGS[SUMMARIZER]) == set(), "the same settings, the same versions"
+    assert _changed_stages(GATES, Setting("gates", {"files": "fedcba9876543210"})) == {"validated_chunks"}
 
 
 def test_versions_are_readable_and_unversioned_stages_have_none() -> None:
@@ -58,7 +61,7 @@ def test_versions_are_readable_and_unversioned_stages_have_none() -> None:
     assert versions[PAGES].startswith("extract-v1+")
     assert versions[PARENTS].startswith("extract-v1+hier-v1+") and versions[PARENTS] == versions[CHILDREN]
     assert versions[TABLE_SUMMARIES].startswith("extract-v1+hier-v1+extractive+")
-    assert VALIDATED_CHUNKS.setting_names() == (EXTRACTION, CHUNKING, SUMMARIZER)
+    assert VALIDATED_CHUNKS.setting_names() == (EXTRACTION, CHUNKING, SUMMARIZER, GATES)
 
 
 def test_a_missing_setting_is_a_programming_error() -> None:

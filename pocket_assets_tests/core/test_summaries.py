@@ -208,7 +208,8 @@ def test_summarize_tables_makes_one_linked_record_per_table(counter: TokenCounte
     assert points.text.startswith("Tableau « Tableau 4 - Points de match attribués aux équipes »")
     assert (calendar.table_type, points.table_type) == ("schedule", "scoring")
     assert (calendar.parent_id, points.parent_id) == (parents[0].id, parents[1].id)
-    assert points.section == "3.3 Décompte des points" and points.section_id == "3.3"
+    # Filed by the document's heading tree at the table (the second heading: dot path 2), not by its parent.
+    assert points.section == "3.3 Décompte des points" and points.section_id == "2"
     for chunk, cells in ((calendar, CALENDAR), (points, MATCH_POINTS)):
         assert text[chunk.char_start : chunk.char_end] == pipe(cells)
         lines = text.splitlines()

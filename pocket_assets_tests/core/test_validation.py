@@ -33,7 +33,7 @@ from pocket_assets.core.quality.validation import (
     validate_partition,
 )
 
-EXPECTATIONS_DIR = Path(__file__).resolve().parents[2] / "expectations"
+EXPECTATIONS_DIR = Path(__file__).resolve().parents[2] / "pocket_assets" / "expectations"
 KEY = "fr/reglement.pdf"
 SOURCE = "reglement.pdf"
 POLICY = ChunkPolicy()

@@ -1,26 +1,25 @@
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
 
 import pytest
 from dagster import (
     AssetKey,
+    AssetPartitionStatus,
     AssetRecordsFilter,
-    AssetSelection,
     DagsterInstance,
     ExecuteInProcessResult,
     instance_for_test,
     materialize,
 )
-from dagster._core.definitions.partitions.context import partition_loading_context
-from dagster._core.storage.partition_status_cache import get_and_update_asset_status_cache_value
 
 from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.defs.build import ASSETS, build_resources
-from pocket_assets.defs.jobs import BUILD_GROUPS
-from pocket_assets.defs.partition_ranges import range_tags
 from pocket_assets.defs.partitions import pdf_partitions
+from pocket_assets.defs.ranges import run_tags
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets_tests.pdf_factory import REPO_ROOT
+from pocket_assets.runstate.stages import STAGES
+
+PER_PDF = [stage.name for stage in STAGES]
 
 
 @pytest.fixture
@@ -31,11 +30,7 @@ def instance() -> Iterator[DagsterInstance]:
 
 @pytest.fixture
 def paths(tmp_path: Path, raw_dir: Path) -> CorpusPaths:
-    return CorpusPaths(
-        raw_dir=str(raw_dir),
-        output_dir=str(tmp_path / "processed"),
-        expectations_dir=str(REPO_ROOT / "expectations"),
-    )
+    return CorpusPaths(raw_dir=str(raw_dir), output_dir=str(tmp_path / "processed"))
 
 
 def materialize_corpus(
@@ -45,19 +40,18 @@ def materialize_corpus(
     selection: Sequence[str] | None = None,
     resources: Mapping[str, object] | None = None,
 ) -> ExecuteInProcessResult:
-    """One run over the given PDFs (all of the folder by default), like a single-run backfill of the build job;
-    `resources` override the environment's, as a run's launchpad config does."""
+    """One run over the given PDFs (all of the folder by default) as a range run of the per-PDF stages, like one
+    run of a multi-run backfill; `resources` override the environment's, as a run's launchpad config does."""
     keys = list(keys or discover_pdfs(paths.raw_path))
     registered = instance.get_dynamic_partitions(pdf_partitions.name)
     instance.add_dynamic_partitions(pdf_partitions.name, [key for key in keys if key not in registered])
-    tags = range_tags(keys[0], keys[-1]) if len(keys) > 1 else {}
     return materialize(
         ASSETS,
         instance=instance,
         resources={**build_resources(paths), **(resources or {})},
         partition_key=keys[0] if len(keys) == 1 else None,
-        tags=tags,
-        selection=selection or AssetSelection.groups(*BUILD_GROUPS),
+        tags=run_tags(keys),
+        selection=list(selection or PER_PDF),
         raise_on_error=False,
     )
 
@@ -70,15 +64,13 @@ def materialize_export(instance: DagsterInstance, paths: CorpusPaths) -> Execute
 
 
 def partition_states(instance: DagsterInstance, asset: str) -> dict[str, set[str]]:
-    """`materialized` and `failed` PDFs of an asset, computed as the UI's `assetPartitionStatuses` does
-    (the same status cache; a failed partition is not counted materialized)."""
-    cache = get_and_update_asset_status_cache_value(instance, AssetKey(asset), pdf_partitions)
-    if cache is None:
-        return {"materialized": set(), "failed": set()}
-    with partition_loading_context(dynamic_partitions_store=instance):
-        materialized = set(cache.deserialize_materialized_partition_subsets(pdf_partitions).get_partition_keys())
-        failed = set(cache.deserialize_failed_partition_subsets(pdf_partitions).get_partition_keys())
-    return {"materialized": materialized - failed, "failed": failed}
+    """`materialized` and `failed` PDFs of an asset, as Dagster reports them (the UI's partition statuses)."""
+    keys = instance.get_dynamic_partitions(pdf_partitions.name)
+    statuses = instance.get_status_by_partition(AssetKey(asset), keys, pdf_partitions)
+    return {
+        "materialized": {key for key, status in statuses.items() if status == AssetPartitionStatus.MATERIALIZED},
+        "failed": {key for key, status in statuses.items() if status == AssetPartitionStatus.FAILED},
+    }
 
 
 def partition_metadata(instance: DagsterInstance, asset: str, key: str) -> dict[str, object]:

@@ -9,15 +9,12 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance
 
-from pocket_assets.core.export.corpus_files import parse_sdk_file, write_corpus_parts
-from pocket_assets.defs.assets.export import pieces_in_workers
+from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.runstate.pdf_notes import EXPORT
 from pocket_assets.runstate.stages import VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionManifest
 from pocket_assets.defs.resources import CorpusPaths, default_paths
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
-from pocket_assets_tests.core.test_export import GENERATED, SCHEMA_DIR
-from pocket_assets_tests.core.test_export_parts import CountedParts, file_bytes, three_pdfs
 from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus
 
 
@@ -26,9 +23,10 @@ def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
     raw = tmp_path / "small"
     small_corpus(raw)
     paths = CorpusPaths(
-        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations")
+        raw_dir=str(raw), output_dir=str(tmp_path / "out")
     )
     assert materialize_corpus(instance, paths).success
+    assert materialize_export(instance, paths).success
     return paths
 
 
@@ -91,7 +89,7 @@ def test_strict_export_is_refused_while_a_pdf_failed(instance: DagsterInstance, 
     before = {path.name: path.read_bytes() for path in out.glob("chunks_*")}
     _fail_latest(built, "fr/reglement.pdf", "fr/reglement.pdf failed coverage")
     strict = CorpusPaths(
-        raw_dir=built.raw_dir, output_dir=built.output_dir, expectations_dir=built.expectations_dir, export_strict=True
+        raw_dir=built.raw_dir, output_dir=built.output_dir, export_strict=True
     )
     result = materialize_export(instance, strict)
     assert not result.success
@@ -140,13 +138,3 @@ def test_a_chunk_the_export_refuses_leaves_only_its_pdf_out(instance: DagsterIns
     assert [row["pdf"] for row in left_out] == [key]
     assert rows[0]["id"] in left_out[0]["reason"] and "hepilot" in left_out[0]["reason"].lower()
     assert _corpus_json(built, "intl")["metadata"]["total_chunks"] > 0
-
-
-def test_pieces_written_in_workers_make_the_files_written_here(tmp_path: Path) -> None:
-    """`android_export`'s runner: each PDF's piece written in a forked worker, joined here in export order."""
-    parts = CountedParts(three_pdfs()).parts()
-    here = write_corpus_parts("fr", parts, tmp_path / "here", GENERATED, SCHEMA_DIR)
-    workers = write_corpus_parts("fr", parts, tmp_path / "workers", GENERATED, SCHEMA_DIR, runner=pieces_in_workers(2))
-    assert file_bytes(workers) == file_bytes(here)
-    assert (workers.counts, workers.preview_lines) == (here.counts, here.preview_lines)
-    assert sorted(path.name for path in (tmp_path / "workers").iterdir()) == sorted(path.name for path in here.paths.values())

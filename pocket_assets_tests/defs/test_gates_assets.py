@@ -8,17 +8,15 @@ from typing import Callable
 import pytest
 from dagster import AssetKey, DagsterInstance
 
-import pocket_assets.defs.assets.quality as quality
+import pocket_assets.runstate.pdf_build as pdf_build
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.core.quality.validation import PARTITION_GATES
-from pocket_assets_tests.defs.conftest import materialize_corpus, partition_states
+from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export, partition_states
 from pocket_assets_tests.pdf_factory import small_corpus
 from pocket_assets.runstate.pdf_notes import EXPORT
-from pocket_assets.runstate.stages import CHILDREN, CHUNK_STAGES, VALIDATED_CHUNKS
-from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionManifest, PartitionStore
+from pocket_assets.runstate.stages import CHILDREN, VALIDATED_CHUNKS
 
-GATED = ["validated_chunks", "android_export"]
 
 
 @pytest.fixture
@@ -28,9 +26,9 @@ def built(instance: DagsterInstance, tmp_path: Path) -> CorpusPaths:
     paths = CorpusPaths(
         raw_dir=str(raw),
         output_dir=str(tmp_path / "out"),
-        expectations_dir=str(Path(__file__).parents[2] / "expectations"),
     )
     assert materialize_corpus(instance, paths).success
+    assert materialize_export(instance, paths).success
     return paths
 
 
@@ -63,7 +61,8 @@ def test_a_broken_chunk_fails_its_gate_and_its_partition_and_ships_stale(
     exports_before = instance.get_latest_materialization_event(AssetKey("android_export"))
     broken_id = _break_children(built, key, breaker)
 
-    result = materialize_corpus(instance, built, selection=GATED)
+    result = materialize_corpus(instance, built, selection=["validated_chunks"])
+    assert materialize_export(instance, built).success, "one failed PDF does not stop the export (issue 14)"
 
     checks = {evaluation.check_name: evaluation for evaluation in result.get_asset_check_evaluations()}
     assert not checks[gate].passed
@@ -78,19 +77,18 @@ def test_a_broken_chunk_fails_its_gate_and_its_partition_and_ships_stale(
     assert not result.success, "a run in which a PDF failed fails"
     assert partition_states(instance, "validated_chunks") == {"materialized": {"intl/rules.pdf"}, "failed": {key}}
     latest_export = instance.get_latest_materialization_event(AssetKey("android_export"))
-    assert latest_export.run_id != exports_before.run_id, "one failed PDF does not stop the export (issue 14)"
+    assert latest_export.run_id != exports_before.run_id
     assert store.manifest(EXPORT, key).status == "stale", "it ships its last good chunks, listed"
 
 
 def test_a_pdf_whose_upstream_failed_is_not_counted_as_judged(instance: DagsterInstance, tmp_path: Path) -> None:
-    """The checks said `pdfs_judged 2` beside `pdfs_judged_in_this_run 3` when a broken PDF was skipped."""
+    """A PDF whose raw_pdf failed was never judged: the gate checks count the two others."""
     raw = tmp_path / "small"
     small_corpus(raw)
     (raw / "fr" / "zz-broken.pdf").write_bytes(b"%PDF-1.4\n" + b"not a PDF body " * 40)
     paths = CorpusPaths(
         raw_dir=str(raw),
         output_dir=str(tmp_path / "out"),
-        expectations_dir=str(Path(__file__).parents[2] / "expectations"),
     )
     result = materialize_corpus(instance, paths)
     assert not result.success, "the broken PDF fails the run"
@@ -100,15 +98,14 @@ def test_a_pdf_whose_upstream_failed_is_not_counted_as_judged(instance: DagsterI
         if evaluation.asset_key == AssetKey("validated_chunks")
     }
     for gate in PARTITION_GATES:
-        assert checks[gate]["pdfs_judged_in_this_run"].value == 2 == checks[gate]["pdfs_judged"].value, gate
+        assert checks[gate]["pdfs_judged"].value == 2, gate
 
 
 def test_batches_sent_upfront_give_the_verdicts_of_one_batch(
     instance: DagsterInstance, built: CorpusPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One PDF a batch: every batch is sent before the first PDF is judged (`_sent_suites`), and each PDF,
-    longer than a batch, is held as its verdict only and its chunks read again when written;
-    the checks, manifests and files are those of both PDFs in one batch, the broken PDF failing alone."""
+    """One PDF a suite batch: the checks, manifests and files are those of both PDFs in one batch, the broken
+    PDF failing alone."""
     store = built.store()
     _break_children(built, "fr/reglement.pdf", lambda c: dataclasses.replace(c, tokens=900))
     keys = ["fr/reglement.pdf", "intl/rules.pdf"]
@@ -120,27 +117,8 @@ def test_batches_sent_upfront_give_the_verdicts_of_one_batch(
         return result.success, checks, manifests, [store.data_path(VALIDATED_CHUNKS, key).read_bytes() for key in keys]
 
     one_batch = judged()
-    monkeypatch.setattr(quality, "SUITE_BATCH_CHUNKS", 1)
+    monkeypatch.setattr(pdf_build, "SUITE_BATCH_CHUNKS", 1)
     assert judged() == one_batch
     success, checks, manifests, _ = one_batch
     assert not success and "fr/reglement.pdf" in checks["expectations"] and "intl/rules.pdf" not in checks["expectations"]
     assert [status for status, _, _ in manifests] == ["failed", "ok"]
-
-
-def test_suite_batches_close_at_the_batch_chunks_and_leave_out_pdfs_whose_chunks_are_not_good(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Sent before any PDF is judged, the batches come from the manifests: each PDF's rows over its chunk
-    stages, a batch closed once it holds `SUITE_BATCH_CHUNKS`; a PDF with a stage not good is skipped later."""
-    store = PartitionStore(tmp_path)
-    rows = {"fr/a.pdf": 3, "fr/b.pdf": 1, "fr/c.pdf": 2, "fr/d.pdf": 5, "fr/e.pdf": 1}
-    for key, count in rows.items():
-        for stage in CHUNK_STAGES:
-            status = STATUS_FAILED if key == "fr/c.pdf" and stage is CHILDREN else STATUS_OK
-            store.write_manifest(PartitionManifest(asset=stage.name, partition_key=key, status=status, rows=count))
-    keys = [*rows, "fr/never-built.pdf"]
-    monkeypatch.setattr(quality, "SUITE_BATCH_CHUNKS", 12)  # each PDF: its rows in each of the 3 chunk stages
-    assert quality._suite_batches(store, keys) == [["fr/a.pdf", "fr/b.pdf"], ["fr/d.pdf"], ["fr/e.pdf"]]
-    monkeypatch.setattr(quality, "SUITE_BATCH_CHUNKS", 100)
-    assert quality._suite_batches(store, keys) == [["fr/a.pdf", "fr/b.pdf", "fr/d.pdf", "fr/e.pdf"]]
-    assert quality._suite_batches(store, ["fr/c.pdf"]) == []

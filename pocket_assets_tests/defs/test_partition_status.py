@@ -4,9 +4,8 @@ After a build of the sample corpus, each PDF partition's latest materialization
 carries its own row count; after a build where only `fr/faq.pdf` fails a gate
 (a stricter copy of the suites), the build names it and exits non-zero, the
 other PDFs are exported, and `fr/faq.pdf` is failed, not materialized, until it
-is rebuilt clean. A step that fails as a whole shows every PDF of the run failed
-for its assets and the later ones. The build command's runs plan one
-materialization per asset, not one per PDF and asset (`defs/planned_events.py`).
+is rebuilt clean. A chunker that crashes on every PDF shows every PDF failed for
+the chunk stages and the later ones, the stages before materialized.
 """
 
 from __future__ import annotations
@@ -18,13 +17,12 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from dagster import AssetKey, DagsterEventType, DagsterInstance
-from dagster._core.secrets.env_file import get_env_var_dict
+from dagster import AssetKey, DagsterInstance
 from dagster._core.workspace.context import WorkspaceRequestContext
 from dagster_graphql.test.utils import define_out_of_process_context, execute_dagster_graphql
 
-import pocket_assets.defs.assets.chunking as chunking_assets
-from pocket_assets.cli import SUBSET_PLANNED_EVENTS, main
+import pocket_assets.runstate.pdf_build as pdf_build
+from pocket_assets.cli import main
 from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, RAW_PDF, TABLE_SUMMARIES, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionStore
@@ -69,7 +67,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]
     folders["stricter"] = suites_refusing(Path(FAILING).name, root / "stricter")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DAGSTER_HOME", str(folders["home"]))
-        patch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "expectations"))
+        patch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "pocket_assets" / "expectations"))
         yield folders
 
 
@@ -129,17 +127,17 @@ def test_a_pdf_failing_its_gate_is_failed_and_the_others_ship(
     monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(corpus["stricter"]))
     assert build(corpus) == 1
     printed = capsys.readouterr().out
-    assert f"{FAILING}: FAILED (validated_chunks last failed" in printed
+    assert f"{FAILING}: FAILED (validated_chunks failed: {FAILING} failed 1 gate expectation(s)" in printed
     with ui_api() as ui:
         statuses = ui.partition_statuses("validated_chunks")
         assert statuses["failedPartitions"] == [FAILING]
         assert sorted(statuses["materializedPartitions"]) == ["fr/f-array.pdf", "intl/R-data.pdf"]
-        assert ui.latest_metadata("validated_chunks", FAILING)["status"] == "failed"
+        assert ui.partition_statuses("children")["failedPartitions"] == [], "it failed its gates, not its chunking"
 
     with DagsterInstance.get() as instance:
         exported_by_failing_build = _exported_in_last_run(instance)
 
-    monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "expectations"))
+    monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "pocket_assets" / "expectations"))
     assert build(corpus, str(corpus["raw"] / FAILING)) == 0
     with ui_api() as ui:
         statuses = ui.partition_statuses("validated_chunks")
@@ -149,20 +147,20 @@ def test_a_pdf_failing_its_gate_is_failed_and_the_others_ship(
     assert "f-array.pdf" in {line.source for line in parse_sdk_file(corpus["out"] / "chunks_fr.txt", has_context=True)}
 
 
-def test_a_step_failing_as_a_whole_fails_every_pdf_of_the_run_from_there_on(
+def test_a_chunker_crashing_on_every_pdf_fails_every_pdf_from_there_on(
     corpus: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A bug in chunking (not an error about one PDF): the `chunks` step fails, Dagster skips the later
-    steps, and every PDF shows failed for `chunks`' assets and the later per-PDF ones, as when Dagster
-    planned each PDF up front; the stages before stay materialized. A clean build turns them green."""
+    """A bug in chunking: every PDF shows failed for the chunk stages and the later ones (the run
+    planned each of them and materialized none); the stages before stay materialized. A clean
+    build turns them green."""
 
     def broken_chunker(*args: object, **kwargs: object) -> object:
         raise RuntimeError("a bug in the chunker")
 
     keys = pdf_keys(corpus)
     monkeypatch.setenv("POCKET_ASSETS_WORKERS", "1")
-    monkeypatch.setattr(chunking_assets, "chunk_document", broken_chunker)
-    assert build(corpus) == 1
+    monkeypatch.setattr(pdf_build, "chunk_document", broken_chunker)
+    assert build(corpus, *keys) == 1
     with ui_api() as ui:
         for stage in (PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS):
             statuses = ui.partition_statuses(stage.name)
@@ -172,39 +170,10 @@ def test_a_step_failing_as_a_whole_fails_every_pdf_of_the_run_from_there_on(
             assert ui.partition_statuses(stage.name) == {"materializedPartitions": keys, "failedPartitions": []}
 
     monkeypatch.undo()
-    assert build(corpus) == 0
+    assert build(corpus, *keys) == 0
     with ui_api() as ui:
         for stage in (PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS):
             assert ui.partition_statuses(stage.name) == {"materializedPartitions": keys, "failedPartitions": []}
-
-
-def test_the_build_command_plans_one_materialization_per_asset(
-    corpus: dict[str, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Not one per PDF and asset: the build command sets Dagster's setting for the runs it creates,
-    unless the environment says otherwise."""
-    monkeypatch.delenv(SUBSET_PLANNED_EVENTS, raising=False)
-    assert build(corpus) == 0
-    with DagsterInstance.get() as instance:
-        run_id = instance.get_run_records(limit=1)[0].dagster_run.run_id
-        planned = instance.get_records_for_run(run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION_PLANNED).records
-    planned_data = [record.event_log_entry.dagster_event.event_specific_data for record in planned]
-    assets = [data.asset_key for data in planned_data]
-    assert len(assets) == len(set(assets)) == 7  # six per-PDF assets and the export
-    keys = pdf_keys(corpus)
-    subsets = {
-        data.asset_key: sorted(data.partitions_subset.get_partition_keys())
-        for data in planned_data
-        if data.partitions_subset is not None
-    }
-    per_pdf = (RAW_PDF, PAGES, PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS)
-    assert subsets == {AssetKey(stage.name): keys for stage in per_pdf}
-
-
-def test_dagster_commands_started_in_the_project_folder_plan_one_materialization_per_asset() -> None:
-    """`dagster dev`, `dagster-webserver` and `dagster-daemon` create the runs of the UI, the sensors,
-    the schedule and backfills; each loads `.env` from the folder it starts in with this function."""
-    assert get_env_var_dict(str(REPO_ROOT))[SUBSET_PLANNED_EVENTS] == "1"
 
 
 def _exported_in_last_run(instance: DagsterInstance) -> bool:

@@ -12,7 +12,7 @@ from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.defs.build import ASSETS, build_resources
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets_tests.defs.conftest import materialize_corpus, partition_metadata, partition_states
+from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export, partition_metadata, partition_states
 from pocket_assets_tests.pdf_factory import REPO_ROOT, SAMPLE_RAW
 from pocket_assets.runstate.stages import STAGES, TABLE_SUMMARIES, VALIDATED_CHUNKS
 
@@ -23,10 +23,11 @@ PER_PDF = [stage.name for stage in STAGES]
 @pytest.fixture(scope="module")
 def sample_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DagsterInstance, CorpusPaths]]:
     out = tmp_path_factory.mktemp("sample")
-    paths = CorpusPaths(raw_dir=str(SAMPLE_RAW), output_dir=str(out), expectations_dir=str(REPO_ROOT / "expectations"))
+    paths = CorpusPaths(raw_dir=str(SAMPLE_RAW), output_dir=str(out))
     with instance_for_test() as instance:
         result = materialize_corpus(instance, paths)
         assert result.success, [event.message for event in result.all_events if event.is_failure]
+        assert materialize_export(instance, paths).success
         yield instance, paths
 
 
@@ -55,22 +56,24 @@ def test_checks_pass_and_metadata_is_numeric(sample_build) -> None:
     for asset in ("parents", "children", "validated_chunks"):
         assert partition_states(instance, asset) == {"materialized": set(SAMPLE_KEYS), "failed": set()}
     own = {key: partition_metadata(instance, "children", key) for key in SAMPLE_KEYS}
-    assert sum(numbers["chunks_child"] for numbers in own.values()) > 100
+    assert sum(numbers["chunks"] for numbers in own.values()) > 100
+    validated = {key: partition_metadata(instance, "validated_chunks", key) for key in SAMPLE_KEYS}
+    assert sum(numbers["chunks_child"] for numbers in validated.values()) == sum(n["chunks"] for n in own.values())
     assert all(isinstance(numbers["tokens_median"], float) for numbers in own.values())
     assert len({numbers["dagster/row_count"] for numbers in own.values()}) == len(SAMPLE_KEYS), "each its own count"
 
 
-def test_the_run_log_names_every_pdf_once_per_step_on_shared_progress_lines(sample_build) -> None:
-    """A built PDF is not an event of its own (`run_progress`): each step's lines name all of them, once."""
+def test_the_run_log_names_every_pdf_once_on_shared_progress_lines(sample_build) -> None:
+    """A built PDF is not a log line of its own (`run_progress`): the step's lines name all of them, once."""
     instance, _ = sample_build
     first_run = instance.get_runs()[-1]
     lines = [entry.user_message for entry in instance.all_logs(first_run.run_id) if entry.dagster_event is None]
-    for step in ("raw_pdf", "pages", "parents+children", "table_summaries", "validated_chunks"):
-        progress = [line for line in lines if line.startswith(f"{step} [")]
-        assert any(line.startswith(f"{step} [3/3] ") for line in progress), (step, progress)
-        for key in SAMPLE_KEYS:
-            assert sum(f"{key}: " in line for line in progress) == 1, (step, key, progress)
-        assert all(" rows in " in line for line in progress)
+    step = "+".join(PER_PDF)
+    progress = [line for line in lines if line.startswith(f"{step} [")]
+    assert any(line.startswith(f"{step} [3/3] ") for line in progress), progress
+    for key in SAMPLE_KEYS:
+        assert sum(f"{key}: " in line for line in progress) == 1, (key, progress)
+    assert all(" rows in " in line for line in progress)
 
 
 def test_exports_parse_back_and_cover_every_pdf(sample_build) -> None:
@@ -88,7 +91,7 @@ def test_exports_parse_back_and_cover_every_pdf(sample_build) -> None:
 
 def test_a_second_build_gives_the_same_bytes(sample_build, tmp_path: Path) -> None:
     _, first = sample_build
-    paths = CorpusPaths(raw_dir=first.raw_dir, output_dir=str(tmp_path), expectations_dir=first.expectations_dir)
+    paths = CorpusPaths(raw_dir=first.raw_dir, output_dir=str(tmp_path))
     with instance_for_test() as instance:
         assert materialize_corpus(instance, paths, selection=PER_PDF).success
     for stage in STAGES:
@@ -104,7 +107,7 @@ def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) ->
     assert metadata["questions"].value >= 20
     assert 0.6 <= metadata["bm25_hit@10"].value <= 1.0
     assert metadata["bm25_mrr"].value <= metadata["bm25_hit@10"].value
-    assert metadata["chunker_version"].value == "pocket-hier-v3"
+    assert metadata["chunker_version"].value == "pocket-hier-v4"
     assert metadata["context_header"].value == "title+section"
     assert metadata["context_max_tokens"].value == ChunkPolicy().context_max_tokens
     assert metadata["passages"].value == sum(1 for _ in (paths.output_path / "chunks_fr.txt").open()) + sum(

@@ -18,12 +18,12 @@ from typing import Iterator
 
 import pytest
 from dagster import AssetKey, DagsterInstance, DagsterRunStatus
-from dagster._core.run_coordinator import QueuedRunCoordinator
 
 from pocket_assets.core.pdf import discover_pdfs
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 from pocket_assets.defs.cli_build import run_build
-from pocket_assets.defs.partition_ranges import range_tags
+from pocket_assets.defs.jobs import BUILD_CORPUS
+from pocket_assets.defs.ranges import run_tags
 from pocket_assets_tests.pdf_factory import REPO_ROOT
 from pocket_assets.runstate.stages import VALIDATED_CHUNKS
 
@@ -127,20 +127,20 @@ def test_build_and_backfill_on_postgres(
     # Entering an instance binds Dagster's process-wide definitions-state storage, which instances of
     # earlier tests' fixtures left bound to their deleted SQLite files; bind it to this Postgres instance.
     with DagsterInstance.get():
-        assert run_build(pdfs=[], select=[], raw_dir=str(raw_dir), output_dir=str(out)) == 0
-        assert run_build(pdfs=subset, select=[], raw_dir=str(raw_dir), output_dir=str(out)) == 0
+        assert run_build([], [], False, str(raw_dir), str(out)) == 0
+        assert run_build(subset, [], False, str(raw_dir), str(out)) == 0
 
     with DagsterInstance.get() as instance:
-        assert isinstance(instance.run_coordinator, QueuedRunCoordinator)
+        assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
         assert type(instance.run_storage).__name__ == "PostgresRunStorage"
         records = sorted(instance.get_run_records(), key=lambda record: record.create_timestamp)
-        assert [record.dagster_run.status for record in records] == [DagsterRunStatus.SUCCESS] * 2
-        full, backfill = (record.dagster_run for record in records)
-        assert full.tags == {**full.tags, **range_tags(keys[0], keys[-1])}
-        assert backfill.tags == {**backfill.tags, **range_tags(*subset)}
+        assert [record.dagster_run.status for record in records] == [DagsterRunStatus.SUCCESS] * 4, "two builds, two exports"
+        full, backfill = (record.dagster_run for record in records if record.dagster_run.job_name == BUILD_CORPUS)
+        assert full.tags == run_tags(keys)
+        assert backfill.tags == run_tags(subset)
         assert instance.get_materialized_partitions(AssetKey("validated_chunks")) == set(keys)
         android = instance.get_latest_materialization_event(AssetKey("android_export"))
-        assert android is not None and android.run_id == backfill.run_id
+        assert android is not None and android.run_id == records[-1].dagster_run.run_id
 
     store_runs = {key: _manifest_run(out, key) for key in keys}
     assert store_runs == {
@@ -151,7 +151,7 @@ def test_build_and_backfill_on_postgres(
     assert (out / "chunks_fr.txt").stat().st_size > 0 and (out / "chunks_intl.txt").stat().st_size > 0
 
     # The same facts, read straight from the server's tables.
-    assert _query(postgres_server, "SELECT count(*) FROM runs WHERE status = 'SUCCESS'") == [(2,)]
+    assert _query(postgres_server, "SELECT count(*) FROM runs WHERE status = 'SUCCESS'") == [(4,)]
     per_run = dict(
         _query(
             postgres_server,

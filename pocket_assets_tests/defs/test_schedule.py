@@ -6,19 +6,19 @@ tags, run key and schedule name), in process, on a test instance.
 
 from pathlib import Path
 
-from dagster import DagsterInstance, JobDefinition, RunRequest, SkipReason, build_schedule_context
-from dagster._core.storage.tags import RUN_KEY_TAG, SCHEDULE_NAME_TAG
+from dagster import DagsterInstance, JobDefinition, RunRequest, SkipReason, build_schedule_context, build_sensor_context
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION
 from pocket_assets.runstate.storage import PartitionManifest
 from pocket_assets.defs.build import build_definitions
 from pocket_assets.defs.jobs import build_corpus_job
-from pocket_assets.defs.partition_ranges import range_tags
+from pocket_assets.defs.ranges import run_tags
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.defs.schedules import SCHEDULE_NAME, corpus_refresh, refresh_cron
+from pocket_assets.defs.schedules import corpus_refresh, refresh_cron
+from pocket_assets.defs.sensors import corpus_export_sensor
 from pocket_assets.defs.resources import environment_versions
-from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, REPO_ROOT, random_bytes_pdf, small_corpus, text_pdf
+from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, random_bytes_pdf, small_corpus, text_pdf
 from pocket_assets.runstate.stages import PAGES, PARENTS
 
 
@@ -26,11 +26,11 @@ def _evaluate(instance: DagsterInstance, paths: CorpusPaths) -> list[RunRequest]
     return corpus_refresh(build_schedule_context(instance=instance, resources={"paths": paths}))
 
 
-def _job(instance: DagsterInstance, paths: CorpusPaths) -> JobDefinition:
+def _job(instance: DagsterInstance, paths: CorpusPaths, name: str = build_corpus_job.name) -> JobDefinition:
     """Resolved while an instance is entered: that binds Dagster's process-wide definitions-state storage,
     which instances of earlier tests (and schedule evaluations) leave bound to disposed instances."""
     with DagsterInstance.from_ref(instance.get_ref()):
-        return build_definitions(paths).resolve_job_def(build_corpus_job.name)
+        return build_definitions(paths).resolve_job_def(name)
 
 
 def _launch(instance: DagsterInstance, job: JobDefinition, request: RunRequest) -> bool:
@@ -38,7 +38,7 @@ def _launch(instance: DagsterInstance, job: JobDefinition, request: RunRequest) 
         instance=instance,
         partition_key=request.partition_key,
         asset_selection=request.asset_selection,
-        tags={**request.tags, RUN_KEY_TAG: request.run_key, SCHEDULE_NAME_TAG: SCHEDULE_NAME},
+        tags=request.tags,
         raise_on_error=False,
     )
     return result.success
@@ -54,7 +54,7 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
     small_corpus(raw)
     text_pdf(raw / "fr" / "annexe.pdf", [ARTICLE_FR * 3])
     paths = CorpusPaths(
-        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations")
+        raw_dir=str(raw), output_dir=str(tmp_path / "out")
     )
     job = _job(instance, paths)
     every_pdf = ["fr/annexe.pdf", "fr/reglement.pdf", "intl/rules.pdf"]
@@ -62,9 +62,8 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
     first = _evaluate(instance, paths)
     assert instance.get_dynamic_partitions(pdf_partitions.name) == every_pdf
     assert isinstance(first, list) and len(first) == 1, "missing PDFs are built in one run"
-    assert first[0].tags == {**first[0].tags, **range_tags("fr/annexe.pdf", "intl/rules.pdf")}
+    assert first[0].tags == run_tags(every_pdf)
     assert _launch(instance, job, first[0])
-    assert (tmp_path / "out" / "chunks_fr.txt").is_file()
 
     assert _skip_message(_evaluate(instance, paths)) == "all 3 PDF(s) up to date"
 
@@ -80,19 +79,17 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
         store.write_manifest(PartitionManifest(**{**manifest.__dict__, "code_version": "pocket-hier-v0+0000"}))
     bumped = _evaluate(instance, paths)
     assert isinstance(bumped, list) and len(bumped) == 1, "a chunker bump rebuilds the corpus in one run"
-    assert bumped[0].tags == {**bumped[0].tags, **range_tags("fr/annexe.pdf", "intl/rules.pdf")}
+    assert bumped[0].tags == run_tags(every_pdf)
     assert bumped[0].run_key != first[0].run_key
 
 
-def test_a_broken_pdf_is_tried_once_and_a_removed_pdf_leaves_the_export(
+def test_a_broken_pdf_is_tried_each_night_and_a_removed_pdf_leaves_partitions_and_export(
     instance: DagsterInstance, tmp_path: Path
 ) -> None:
     raw = tmp_path / "raw"
     small_corpus(raw)
-    paths = CorpusPaths(
-        raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations")
-    )
-    job = _job(instance, paths)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
+    job, export_job = _job(instance, paths), _job(instance, paths, "export_corpus")
     (first,) = _evaluate(instance, paths)
     assert _launch(instance, job, first)
 
@@ -100,17 +97,17 @@ def test_a_broken_pdf_is_tried_once_and_a_removed_pdf_leaves_the_export(
     (broken,) = _evaluate(instance, paths)
     assert broken.partition_key == "intl/broken.pdf"
     assert not _launch(instance, job, broken)
-    message = _skip_message(_evaluate(instance, paths))
-    assert message.startswith("1 stale PDF(s) already tried") and "intl/broken.pdf: raw_pdf last failed" in message
+    (again,) = _evaluate(instance, paths)
+    assert again.partition_key == "intl/broken.pdf", "its last attempt failed: the next night tries again"
 
     (raw / "intl" / "broken.pdf").unlink()
     (raw / "intl" / "rules.pdf").unlink()
-    (export,) = _evaluate(instance, paths)
-    assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf"]
-    assert [key.to_user_string() for key in export.asset_selection] == ["android_export"]
-    assert _launch(instance, job, export)
-    assert "rules.pdf" not in (tmp_path / "out" / "chunks_intl.txt").read_text(encoding="utf-8")
     assert _skip_message(_evaluate(instance, paths)) == "all 1 PDF(s) up to date"
+    assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf"]
+    export = corpus_export_sensor(build_sensor_context(instance=instance, resources={"paths": paths}))
+    assert export.run_key.startswith("export@"), "the export sensor sees the folder changed"
+    assert export_job.execute_in_process(instance=instance).success
+    assert "rules.pdf" not in (tmp_path / "out" / "chunks_intl.txt").read_text(encoding="utf-8")
 
 
 def test_cron_from_environment() -> None:

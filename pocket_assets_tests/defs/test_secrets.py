@@ -1,9 +1,19 @@
 """Secrets never leave their variable: the summarizer resource sends only what it is allowed to send."""
 
+import shutil
+import threading
+from pathlib import Path
+
 import pytest
+from dagster import DagsterInstance
 
 from pocket_assets.core.tokenizer import load_tokenizer
-from pocket_assets.defs.resources import SummarizerResource
+from pocket_assets.defs.resources import CorpusPaths, SummarizerResource
+from pocket_assets.runstate.stages import TABLE_SUMMARIES
+from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets_tests.core.test_summaries_llm import EchoingEndpoint
+from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
+from pocket_assets_tests.pdf_factory import REPO_ROOT
 
 
 def test_api_key_env_cannot_name_any_other_variable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -17,3 +27,43 @@ def test_api_key_env_cannot_name_any_other_variable(monkeypatch: pytest.MonkeyPa
 def test_the_summarizer_setting_never_holds_url_credentials() -> None:
     resource = SummarizerResource(kind="llm", model="m", base_url="https://user:pa55word-xyz@llm.example.org/v1")
     assert "pa55word" not in repr(resource.setting())
+
+
+SECRET = "sk-planted-0123456789abcdef"
+
+
+def test_a_key_echoed_by_the_endpoint_is_nowhere_in_the_outputs_the_instance_or_the_logs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """An LLM endpoint that answers 401 and repeats the Authorization header: the PDF fails (its table cannot be
+    summarized) with a reason that names the endpoint's answer, and the key appears in no file and no log."""
+    echo = EchoingEndpoint()
+    thread = threading.Thread(target=echo.server.serve_forever, daemon=True)
+    thread.start()
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    monkeypatch.setenv("POCKET_ASSETS_LLM_API_KEY", SECRET)
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    (raw / "fr").mkdir(parents=True)
+    shutil.copyfile(REPO_ROOT / "pocket_assets_tests" / "fixtures" / "real" / "regs-serif-small-capitals.pdf", raw / "fr" / "table.pdf")
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(out))
+    summarizer = SummarizerResource(kind="llm", model="m", base_url=echo.base_url, max_retries=0)
+    try:
+        with DagsterInstance.get() as instance:
+            result = materialize_corpus(instance, paths, resources={"summarizer": summarizer})
+            assert not result.success
+            export = materialize_export(instance, paths)
+            assert export.success
+    finally:
+        echo.server.shutdown()
+        echo.server.server_close()
+    assert echo.headers and echo.headers[0]["Authorization"] == f"Bearer {SECRET}", "the key was sent, and echoed"
+    reason = PartitionStore(out / "stages").manifest(TABLE_SUMMARIES, "fr/table.pdf").reason
+    assert "HTTP 401" in reason and "Bearer ***" in reason
+    captured = capfd.readouterr()
+    assert SECRET not in captured.out + captured.err
+    for folder in (out, home):
+        for path in folder.rglob("*"):
+            if path.is_file():
+                assert SECRET.encode() not in path.read_bytes(), path

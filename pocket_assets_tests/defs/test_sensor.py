@@ -1,4 +1,4 @@
-"""The raw-folder sensor over several ticks: add, change and delete PDFs."""
+"""The raw-folder sensor over several ticks (add, change and delete PDFs), and the export sensor."""
 
 from pathlib import Path
 
@@ -6,12 +6,12 @@ from dagster import DagsterInstance, SensorResult, build_sensor_context
 
 from pocket_assets.core.records import PdfIdentity, to_dict
 from pocket_assets.runstate.storage import PartitionManifest
-from pocket_assets.defs.partition_ranges import PDFS_TAG, range_tags
+from pocket_assets.defs.ranges import PDFS_TAG, run_tags
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.defs.sensors import raw_pdf_sensor
-from pocket_assets_tests.defs.conftest import materialize_corpus
-from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus, text_pdf
+from pocket_assets.defs.sensors import corpus_export_sensor, raw_pdf_sensor
+from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
+from pocket_assets_tests.pdf_factory import small_corpus, text_pdf
 from pocket_assets.runstate.stages import RAW_PDF, VALIDATED_CHUNKS
 
 
@@ -33,12 +33,12 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
     text_pdf(raw / "fr" / "a.pdf", ["Premier document."])
     text_pdf(raw / "fr" / "b.pdf", ["Deuxième document."])
     text_pdf(raw / "intl" / "c.pdf", ["Third document."])
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(tmp_path))
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
 
     first = _tick(instance, paths, None)
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf", "intl/c.pdf"]
     assert len(first.run_requests) == 1, "PDFs found together are built in one run"
-    assert first.run_requests[0].tags == {**first.run_requests[0].tags, **range_tags("fr/a.pdf", "intl/c.pdf")}
+    assert first.run_requests[0].tags == run_tags(["fr/a.pdf", "fr/b.pdf", "intl/c.pdf"])
     assert first.run_requests[0].tags[PDFS_TAG] == "3 PDFs: fr/a.pdf .. intl/c.pdf", "the runs list names them"
 
     quiet = _tick(instance, paths, first.cursor)
@@ -56,7 +56,8 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
     store.write(RAW_PDF, "intl/c.pdf", [to_dict(identity)], PartitionManifest("raw_pdf", "intl/c.pdf", "ok", rows=1))
     (raw / "intl" / "c.pdf").unlink()
     removed = _tick(instance, paths, changed.cursor)
-    assert removed.run_requests == []
+    [export] = removed.run_requests
+    assert export.job_name == "export_corpus", "the tick that deletes a partition requests the export"
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf"]
     assert not store.data_path(RAW_PDF, "intl/c.pdf").exists()
 
@@ -70,7 +71,7 @@ def test_first_tick_over_fresh_builds_launches_nothing(instance: DagsterInstance
     """Turning the sensor on over an instance that already built the folder rebuilds only what is stale."""
     raw = tmp_path / "raw"
     small_corpus(raw)
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(REPO_ROOT / "expectations"))
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
     assert materialize_corpus(instance, paths).success
 
     first = _tick(instance, paths, None)
@@ -80,3 +81,20 @@ def test_first_tick_over_fresh_builds_launches_nothing(instance: DagsterInstance
     paths.store().manifest_path(VALIDATED_CHUNKS, "intl/rules.pdf").unlink()
     restarted = _tick(instance, paths, None)
     assert [request.partition_key for request in restarted.run_requests] == ["intl/rules.pdf"]
+
+
+def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterInstance, tmp_path: Path) -> None:
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
+
+    def tick():
+        return corpus_export_sensor(build_sensor_context(instance=instance, resources={"paths": paths}))
+
+    assert materialize_corpus(instance, paths).success
+    request = tick()
+    assert request.run_key.startswith("export@"), "the PDFs changed since the last export (there was none)"
+    assert materialize_export(instance, paths).success
+    assert "up to date" in tick().skip_message
+    text_pdf(raw / "fr" / "nouveau.pdf", ["Un nouveau règlement, assez long pour faire un morceau de texte."])
+    assert tick().run_key.startswith("export@"), "a PDF added to the folder changes what the export is made of"

@@ -25,7 +25,7 @@ def test_stale_pdfs_observes_changes_only(instance: DagsterInstance, tmp_path: P
     raw = tmp_path / "raw"
     text_pdf(raw / "fr" / "a.pdf", ["Premier document."])
     text_pdf(raw / "intl" / "b.pdf", ["Second document."])
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"), expectations_dir=str(tmp_path))
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
     instance.add_dynamic_partitions(pdf_partitions.name, ["fr/a.pdf", "intl/b.pdf"])
 
     first = _tick(instance, paths, None)

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 from dagster import instance_for_test
 
-from pocket_assets.core.quality import expectations_process
-from pocket_assets.defs.cli_stale import build_stale, list_stale
+from pocket_assets.defs.cli_build import list_stale, run_build
 from pocket_assets.defs.resources import (
     CorpusPaths,
     ExtractionResource,
@@ -37,15 +36,15 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> CorpusPaths:
     root = tmp_path_factory.mktemp("versions")
     small_corpus(root / "raw")
     paths = CorpusPaths(
-        raw_dir=str(root / "raw"), output_dir=str(root / "out"), expectations_dir=str(REPO_ROOT / "expectations")
+        raw_dir=str(root / "raw"), output_dir=str(root / "out")
     )
     with instance_for_test() as instance:
         assert materialize_corpus(instance, paths).success
     return paths
 
 
-def _stale(paths: CorpusPaths, versions=None) -> dict[str, str]:
-    return {v.partition_key: v.reasons[0] for v in pdf_staleness(paths, versions=versions) if v.stale}
+def _stale(paths: CorpusPaths, resources=None) -> dict[str, str]:
+    return {v.partition_key: v.reasons[0] for v in pdf_staleness(paths, resources=resources) if v.stale}
 
 
 def test_nothing_changed_nothing_stale(built: CorpusPaths, capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,14 +53,13 @@ def test_nothing_changed_nothing_stale(built: CorpusPaths, capsys: pytest.Captur
     assert capsys.readouterr().out.startswith("0 of 2 PDF(s)")
 
 
-def test_build_stale_with_nothing_stale_starts_no_great_expectations(
-    built: CorpusPaths, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_a_build_with_nothing_stale_builds_nothing(
+    built: CorpusPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A nightly `build --stale` with nothing to do must not pay GE's seconds: its process is never started."""
-    started: list[Path] = []
-    monkeypatch.setattr(expectations_process, "prestart", started.append)
-    assert build_stale(select=[], raw_dir=built.raw_dir, output_dir=built.output_dir) == 0
-    assert capsys.readouterr().out.startswith("nothing stale") and started == []
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    assert run_build([], [], False, built.raw_dir, built.output_dir) == 0
+    printed = capsys.readouterr().out
+    assert "building 0 PDF(s)" in printed and "2 PDF(s) up to date" in printed
 
 
 def test_another_tokenizer_file_makes_every_pdf_stale(
@@ -98,7 +96,7 @@ def test_extraction_and_summarizer_settings_mark_their_stage_and_after(
 ) -> None:
     environment = SettingResources.from_environment()
     changed = SettingResources(**{**environment.as_resources(), **change})
-    stale = _stale(built, changed.versions())
+    stale = _stale(built, changed)
     assert sorted(stale) == KEYS
     assert all(reason.startswith(f"{first_stale_stage} built with") for reason in stale.values())
 
@@ -106,7 +104,7 @@ def test_extraction_and_summarizer_settings_mark_their_stage_and_after(
 def test_a_launchpad_override_is_stamped_and_seen_as_stale(built: CorpusPaths, tmp_path: Path) -> None:
     """A run whose config changes a setting stamps its own versions; against the environment's,
     only the PDF it built is stale, from the stage that read the setting."""
-    paths = CorpusPaths(raw_dir=built.raw_dir, output_dir=str(tmp_path / "out"), expectations_dir=built.expectations_dir)
+    paths = CorpusPaths(raw_dir=built.raw_dir, output_dir=str(tmp_path / "out"))
     shutil.copytree(built.output_path, paths.output_path)
     with instance_for_test() as instance:
         result = materialize_corpus(

@@ -109,8 +109,9 @@ def reads_as_title(heading: str) -> bool:
 
 
 def document_title(identity: PdfIdentity, pages: Sequence[PageRecord]) -> str:
-    """Metadata title if meaningful, else the first heading, else the readable file name."""
-    return (
+    """Metadata title if meaningful, else the first heading, else the readable file name; a header part
+    (`clean_part`) whichever it is: a file name may hold a `|`."""
+    return clean_part(
         meaningful_title(identity.metadata.get("title"))
         or first_heading(pages)
         or readable_file_name(identity.source)

@@ -14,13 +14,16 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pocket_assets.core.chunking.embed_text import fold_whitespace
-from pocket_assets.core.extract.numbering import opens_annex, read_label
+from pocket_assets.core.extract.numbering import DECIMAL, opens_annex, read_label
 from pocket_assets.core.records import Block, PageRecord
 
 # A heading that opens with a bare number ("3 Options"): a manual's chapter, an article for citations.
 _HEADING_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\b")
-# A numbered paragraph: a line that opens with a dotted number ("4.1 Chaque coup ...", "6.4. Le joueur").
-_NUMBERED_LINE = re.compile(r"^[ \t\\]*(?:Article\s+)?(\d+(?:\.\d+)+)\.?(?=[ \t\n])", re.MULTILINE)
+# A line of body text that may open a numbered paragraph (its label is read after Markdown's escape).
+_LINE_START = re.compile(r"^[ \t\\]*(?=\d|art)", re.MULTILINE | re.IGNORECASE)
+LABEL_READ_CHARS = 60  # a label and what follows it fit in this
+# What follows an article label that opens a paragraph rather than a sentence: "Art. 5. – Le bureau", "Article 5 : ...".
+_RUN_IN_SEPARATOR = re.compile(r"^\s*(?:[.:–—-]|$)")
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*")
 
 
@@ -85,7 +88,8 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
             if not title:
                 continue
             level = heading_level(block)
-            while stack and stack[-1][0] >= level:
+            number = decimal_parts(title)
+            while stack and (stack[-1][0] >= level or _outside(number, decimal_parts(stack[-1][1]))):
                 stack.pop()
                 child_counts.pop()
             child_counts[-1] += 1
@@ -102,10 +106,11 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
             elif number := article_number(title):
                 markers[start] = number
     for page in pages:
-        for match in _NUMBERED_LINE.finditer(page.text):
-            offset = page.char_start + match.start(1)
-            if not _inside(heading_spans, offset) and offset not in markers:
-                markers[offset] = match.group(1)
+        for match in _LINE_START.finditer(page.text):
+            offset = page.char_start + match.end()
+            number = paragraph_article(page.text[match.end() : match.end() + LABEL_READ_CHARS])
+            if number is not None and not _inside(heading_spans, offset) and offset not in markers:
+                markers[offset] = number
     ordered = sorted(markers.items())
     return SectionIndex(
         heading_starts=tuple(heading_starts),
@@ -113,6 +118,39 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
         article_starts=tuple(offset for offset, _ in ordered),
         article_numbers=tuple(number for _, number in ordered),
     )
+
+
+def decimal_parts(heading: str) -> tuple[str, ...]:
+    """The parts of a heading's dotted number (`5.6 a) Phase de zone` -> 5, 6, a), empty when it has none."""
+    label = read_label(heading)
+    return tuple(label.number.replace(" ", ".").split(".")) if label is not None and label.kind == DECIMAL else ()
+
+
+def _outside(number: tuple[str, ...], open_number: tuple[str, ...]) -> bool:
+    """Whether a heading numbered `number` lies outside an open heading numbered `open_number`.
+
+    `5.6 a)` belongs to 5 but not to 5.5, whatever the levels its typography gave them: a
+    document that numbers 5.6's parts without a heading for 5.6 itself still means that.
+    """
+    return bool(number and open_number) and number[: len(open_number)] != open_number
+
+
+def paragraph_article(line: str) -> str | None:
+    """The article a numbered paragraph opens: a dotted number ("4.1 Chaque coup ...", "5.6 a) Les
+    équipes"), or an article label run into its text ("Art. 5. – Le bureau", "ARTICLE 5 : ...").
+
+    A bare `3.` opens list items as often as articles, and `Article 12 du code` is a sentence about
+    another text: neither is one.
+    """
+    label = read_label(line.split("\n", 1)[0])
+    if label is None or not label.is_article:
+        return None
+    if label.depth > 1:
+        return label.number
+    if label.kind == DECIMAL:
+        return None
+    after = line.split("\n", 1)[0].lstrip("\\ ")[len(label.text) :]
+    return label.number if _RUN_IN_SEPARATOR.match(after) else None
 
 
 def article_number(heading: str) -> str | None:

@@ -30,6 +30,7 @@ _TWO_LETTERS = re.compile(r"[^\W\d_].*?[^\W\d_]", re.DOTALL)
 _CLOSING = re.compile(r"[;,]\s*$")  # an enumeration item, not a title
 MAX_TITLE_WORDS = 15
 MAX_NUMBERED_TITLE_WORDS = 10
+MAX_BARE_NUMBER_DIGITS = 2  # a part numbered `3.` has one or two digits, as a numbered list item does
 # A caption names a table or figure; it is never a heading.
 _CAPTION = re.compile(r"^(?:tableau|table|figure|fig\.|illustration)\s+\d+\s*[–—:.-]", re.IGNORECASE)
 MIN_CAPITALS = 5  # letters of a line in capitals that makes a heading ("OBJET", "BUREAU")
@@ -59,9 +60,10 @@ def is_section_number(text: str) -> bool:
 def reads_as_heading(text: str, line_count: int) -> bool:
     """Set like a heading in body type, as Word-made regulations do: by numbering or capitals alone.
 
-    A named label with at most a short title (`ARTICLE 3 - OBJET`, `Titre Ier`), a dotted number
-    with a short capitalised title and no closing punctuation (`6.7. Délai de forfait`; the
-    paragraph `1.1.2. La date de sa création ;` is not one), or a line in capitals.
+    A named label with at most a short title (`ARTICLE 3 - OBJET`, `Titre Ier`), a number with a
+    short capitalised title and no closing punctuation (`6.7. Délai de forfait`, `5.6 a) Phase de
+    zone`, `3. Recall Period`; the paragraph `1.1.2. La date de sa création ;` is not one; a bare
+    `3.` may also be a list item, which `render_page` tells by its neighbours), or a line in capitals.
     Sentences that merely open with a label go on in lower case (`Article 12 du code ...`).
     """
     if line_count > 2 or _CLOSING.search(text):
@@ -72,7 +74,9 @@ def reads_as_heading(text: str, line_count: int) -> bool:
     if label is not None and (not words or not words[0][:1].islower()):
         if label.kind != DECIMAL:
             return len(words) <= MAX_TITLE_WORDS
-        return line_count == 1 and label.depth > 1 and 0 < len(words) <= MAX_NUMBERED_TITLE_WORDS and not rest.endswith((".", ":"))
+        if label.depth == 1 and (len(label.number) > MAX_BARE_NUMBER_DIGITS or not words or not words[0][:1].isupper()):
+            return False  # "2024. A year ...", "2 - 3 joueurs": a year, a range, not a part
+        return line_count == 1 and 0 < len(words) <= MAX_NUMBERED_TITLE_WORDS and not rest.endswith((".", ":"))
     letters = _LETTER.findall(text)
     return (
         len(letters) >= MIN_CAPITALS
@@ -125,6 +129,13 @@ def _wording(text: str, line_count: int, spread: bool) -> tuple[bool, bool, int,
         return None
     label = read_label(text)
     return numbered, bool(_LABEL_END.search(text)), label.rank if label else 0, reads_as_heading(text, line_count)
+
+
+def reads_as_heading_line(text: str, spread: bool) -> bool:
+    """Whether one line's words make a heading in body type (`reads_as_heading`), contents entries and
+    captions aside."""
+    wording = _wording(text, 1, spread)
+    return wording is not None and wording[3]
 
 
 def forget_wordings() -> None:
@@ -221,6 +232,9 @@ class HeadingScale:
     # rank an unlabelled heading style takes among them. Empty: levels come from styles and numbering.
     rank_levels: dict[int, int] = field(default_factory=dict)
     unlabelled_ranks: dict[StyleKey, int] = field(default_factory=dict)
+    # The document sets its headings apart by type (larger than the body, or bold, more than once):
+    # a heading it sets in body type is then a minor one.
+    styled_headings: bool = False
 
     @classmethod
     def from_census(cls, census: StyleCensus) -> HeadingScale:
@@ -249,6 +263,7 @@ class HeadingScale:
             key=lambda style: (-style[0], not style[1]),
         )
         title_page_only = frozenset(title_page[1:]) if census.last_page > 1 else frozenset()
+        styled = any(style != (round(body_size, 1), False) for style in recurring)
         named: dict[int, set[StyleKey]] = {}
         decimal_ranks: set[int] = set()
         unlabelled: set[StyleKey] = set()
@@ -264,9 +279,9 @@ class HeadingScale:
             else:
                 named.setdefault(rank, set()).add(style)
         if not set(named) - {ANNEX_RANK}:
-            return cls(body_size, levels, title_page_only)
+            return cls(body_size, levels, title_page_only, styled_headings=styled)
         rank_levels, unlabelled_ranks = _label_ladder(named, decimal_ranks, unlabelled)
-        return cls(body_size, levels, title_page_only, rank_levels, unlabelled_ranks)
+        return cls(body_size, levels, title_page_only, rank_levels, unlabelled_ranks, styled)
 
     def level(self, paragraph: Paragraph, text: str, page: int) -> int:
         """The heading level of the paragraph, 0 when it is not a heading."""

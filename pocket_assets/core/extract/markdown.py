@@ -20,9 +20,10 @@ from pocket_assets.core.extract.headings import (
     HeadingScale,
     is_section_number,
     numbering_depth,
+    reads_as_heading_line,
     run_in_heading,
 )
-from pocket_assets.core.extract.numbering import is_bare_label, read_label
+from pocket_assets.core.extract.numbering import DECIMAL, is_bare_label, read_label
 from pocket_assets.core.extract.reading_order import Line, Paragraph, split_margin_labels, split_paragraphs
 from pocket_assets.core.extract.scan import EDGE_SLACK, EMPTY_WARNING, IMAGE_ONLY_WARNING, PageScan
 from pocket_assets.core.extract.tables import pipe_table
@@ -132,7 +133,86 @@ def page_paragraphs(
     """The page's paragraphs, margin labels left of `column_left` (the text column's edge) set apart."""
     blocks, removed = strip_margins(scan, running)
     blocks = [split_margin_labels(lines, column_left) for lines in blocks]
-    return _join_continuations(_attach_lone_bullets(split_paragraphs(blocks, starts_list_item))), removed
+    paragraphs = _join_continuations(_attach_lone_bullets(split_paragraphs(blocks, starts_list_item)))
+    return _set_apart_label_lines(paragraphs), removed
+
+
+def _set_apart_label_lines(paragraphs: list[Paragraph]) -> list[Paragraph]:
+    """A numbered heading line inside a paragraph becomes a paragraph of its own, and a numbered
+    paragraph glued to the one before starts its own.
+
+    Word processors often print headings in the body's font with no more space around them than
+    between lines (`5.5. Appariement au système Molter` followed at once by its text), so nothing but
+    the numbering and the line break sets them apart. A line in body type is cut out as a heading when
+    it reads as a labelled or numbered heading on its own (`reads_as_heading`), the author broke the
+    line after it (the next line's first word would have fitted in the column) and the line before
+    it, if any, ended its paragraph (a sentence end, or a break by the author). A wrapped sentence
+    that happens to open a line with a number fails the last two: it fills the column, or goes on in
+    the next line. A longer line that opens with a label (`Art. 14. - Le bureau ...`, `4.1 Chaque
+    ...`) after a sentence ended by the author starts a paragraph, so its number opens a line of
+    the text, where article numbers are read.
+    """
+    lines = [line for paragraph in paragraphs for line in paragraph.lines]
+    result: list[Paragraph] = []
+    for paragraph in paragraphs:
+        cut_from = 0
+        for index, line in enumerate(paragraph.lines if len(paragraph.lines) > 1 else ()):
+            if _is_label_line(paragraph.lines, index, lines):
+                if index > cut_from:
+                    result.append(Paragraph(paragraph.lines[cut_from:index]))
+                result.append(Paragraph((line,)))
+                cut_from = index + 1
+            elif index > cut_from and _opens_numbered_paragraph(paragraph.lines[index - 1], line, lines):
+                result.append(Paragraph(paragraph.lines[cut_from:index]))
+                cut_from = index
+        if cut_from == 0:
+            result.append(paragraph)
+        elif cut_from < len(paragraph.lines):
+            result.append(Paragraph(paragraph.lines[cut_from:]))
+    return result
+
+
+_ENDS_PARAGRAPH = re.compile(r"[.;:!?»)]\s*$")
+_MAY_OPEN_LABEL = re.compile(r"^\s*[\dA-Z]")  # labels open with a digit or a capital: the cheap test first
+
+
+def _is_label_line(lines: tuple[Line, ...], index: int, page_lines: list[Line]) -> bool:
+    """Whether `lines[index]` is a heading set in a paragraph's lines (see `_set_apart_label_lines`)."""
+    line = lines[index]
+    text = line.text.strip()
+    if line.bold or line.mono or line.margin_label or not _MAY_OPEN_LABEL.match(text) or read_label(text) is None:
+        return False  # (a bold line is cut from regular text by its style; bold lines together are one heading)
+    if not reads_as_heading_line(text, spread=True):  # (a number at the end: a contents entry)
+        return False
+    if index + 1 < len(lines) and not _broken_before(line, lines[index + 1], page_lines):
+        return False
+    previous = lines[index - 1] if index else None
+    return previous is None or bool(_ENDS_PARAGRAPH.search(previous.text)) or _broken_before(previous, line, page_lines)
+
+
+def _opens_numbered_paragraph(previous: Line, line: Line, page_lines: list[Line]) -> bool:
+    """A line opening with a label, after a sentence the author ended there (see `_set_apart_label_lines`)."""
+    return (
+        not line.mono
+        and bool(_ENDS_PARAGRAPH.search(previous.text))
+        and bool(_MAY_OPEN_LABEL.match(line.text))
+        and read_label(line.text.strip()) is not None
+        and _broken_before(previous, line, page_lines)
+    )
+
+
+def _broken_before(line: Line, following: Line, page_lines: list[Line]) -> bool:
+    """Whether the author ended `line` early: `following`'s first word would have fitted after it.
+
+    The column's right edge is the farthest any line of the page that shares the line's horizontal
+    span reaches; a word's width is estimated from `following`'s own characters.
+    """
+    words = following.text.split()
+    if not words or following.text.lstrip()[:1].islower():
+        return False
+    right_edge = max(other.x1 for other in page_lines if other.x0 < line.x1 and other.x1 > line.x0)
+    char_width = (following.x1 - following.x0) / max(len(following.text.strip()), 1)
+    return line.x1 + char_width * (len(words[0]) + 1) <= right_edge
 
 
 def _join_continuations(paragraphs: list[Paragraph]) -> list[Paragraph]:
@@ -197,6 +277,30 @@ def _continues_heading(heading: Paragraph, following: Paragraph, scale: HeadingS
     close = first.y0 - last.y1 < 0.6 * max(last.y1 - last.y0, 1.0)
     text = join_lines(line.text for line in following.lines)
     return close and not first.margin_label and not numbering_depth(text) and scale.level(following, text, page) > 0
+
+
+def _is_bare_number_in_body_type(paragraph: Paragraph, text: str, body_size: float) -> bool:
+    """`3. Recall Period` set like the body: a heading or a list item, as its neighbours tell.
+
+    In a document that sets its headings apart by type, such a line titles a part of the section
+    in force (an enumerated item with a title line), one level below it.
+    """
+    label = read_label(text)
+    return (
+        label is not None
+        and label.kind == DECIMAL
+        and label.depth == 1
+        and not any(line.bold for line in paragraph.lines)
+        and paragraph.first.size <= body_size * 1.05
+    )
+
+
+def _is_list_item_among_items(paragraphs: list[Paragraph], index: int, text: str) -> bool:
+    """A bare number opens headings and list items alike; a heading stands between paragraphs of
+    text, an item follows a lead-in that ends with a colon or sits beside other items."""
+    before = join_lines(line.text for line in paragraphs[index - 1].lines) if index else ""
+    after = join_lines(line.text for line in paragraphs[index + 1].lines) if index + 1 < len(paragraphs) else ""
+    return before.rstrip().endswith(":") or starts_list_item(before) or starts_list_item(after)
 
 
 def is_margin_label(paragraph: Paragraph) -> bool:
@@ -273,7 +377,9 @@ def render_page(
 
     `section_level` is the level of the last section heading before the page. A
     margin label names an item inside the current section (a command, a field),
-    so it is a heading one level below it, never a section that resets the count.
+    so it is a heading one level below it, never a section that resets the count;
+    so is a bare-numbered title in body type in a document whose headings have a
+    type of their own (`1. Precision` in a manual's enumeration).
     `after_bare_label`: the previous page ended on a label alone ("Article 15"), so
     an unlabelled heading opening this page is that label's title cut off by the
     page break ("Litiges"); it stays in the label's section as a paragraph.
@@ -288,15 +394,22 @@ def render_page(
         while tables and tables[0].bbox[1] <= paragraph.y0:
             writer.add("table", pipe_table(tables[0].cells), table=tables.pop(0).cells)
         text = join_lines(line.text for line in paragraph.lines)
-        if is_margin_label(paragraph):
-            label_level = min(section_level + 1, MAX_LEVEL)
-            writer.add("heading", f"{'#' * label_level} {text}", level=label_level)
-            label_headings.append(len(writer.blocks) - 1)
-            index += 1
-            continue
-        level = scale.level(paragraph, text, scan.number)
+        minor = is_margin_label(paragraph)
+        level = 0 if minor else scale.level(paragraph, text, scan.number)
         if level and index == 0 and after_bare_label and read_label(text) is None:
             level = 0
+        if level and _is_bare_number_in_body_type(paragraph, text, scale.body_size):
+            if _is_list_item_among_items(paragraphs, index, text):
+                level = 0
+            else:
+                minor = scale.styled_headings
+        if minor:  # one level below the section in force, which it does not change
+            minor_level = min(section_level + 1, MAX_LEVEL)
+            writer.add("heading", f"{'#' * minor_level} {text}", level=minor_level)
+            if is_margin_label(paragraph):
+                label_headings.append(len(writer.blocks) - 1)
+            index += 1
+            continue
         run_in = "" if level else run_in_heading(paragraph, scale.body_size)
         if run_in and text.startswith(run_in):
             level = section_level = min(numbering_depth(run_in), MAX_LEVEL)

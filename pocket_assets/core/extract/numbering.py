@@ -38,15 +38,23 @@ _ANNEX = re.compile(r"^(?:annexes?|annex|appendix|appendices)\b", re.IGNORECASE)
 DECIMAL = "decimal"  # `6.7.` or `1.2.3`: a bare dotted number
 
 _KIND_WORDS = "|".join(sorted((re.escape(kind) for kind in KIND_RANKS), key=len, reverse=True))
-# The number a label carries: 12, 4.1, 1er / 1ER / Ier / 1re, II, A, A.2.
-_NUMBER = r"(?:\d+(?:\.\d+)*|(?-i:[IVXLC]+|[A-Z](?:\.\d+)*))(?:er|re|ère)?"
+# The number a label carries: 12, 4.1, 3-1, a code's L. 131-8 / R232-10, 1er / 1ER / Ier / 1re, II, A, A.2;
+# then the Latin suffix of an article inserted later (12 bis, 4 ter), which is part of its name.
+_NUMBER = r"(?:\d+(?:[.-]\d+)*|(?-i:[LRDA]\.?\s?\d+(?:-\d+)*|[IVXLC]+|[A-Z](?:\.\d+)*))(?:er|re|ère)?"
+_INSERTED = r"(?:\s+(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|decies))?"
+# Numbers written as words: "Article premier", "CHAPITRE PREMIER", "Section unique".
+_NUMBER_WORDS = {"premier": "1", "première": "1", "unique": "unique"}
 _NAMED = re.compile(
-    rf"^(?P<kind>{_KIND_WORDS})\.?\s+(?P<number>{_NUMBER}|unique|UNIQUE)\.?(?=\s|$|[:–—\-.,)])",
+    rf"^(?P<kind>{_KIND_WORDS})\.?\s+(?P<number>(?:{_NUMBER}|premier|première|unique){_INSERTED})\.?"
+    r"(?=\s|$|[:–—\-.,)])",
     re.IGNORECASE,
 )
-# "3.9.", "2.1 Title", "A.2 Title", "6." only with a dot after it.
-_DECIMAL = re.compile(r"^(?P<number>\d+(?:\.\d+)+|[A-Z](?:\.\d+)+|\d+(?=\.))\.?(?=\s|$)")
-_ORDINAL_SUFFIX = re.compile(r"(?:er|re|ère)$", re.IGNORECASE)
+# "3.9.", "2.1 Title", "A.2 Title", "6." only with a dot after it, or a dash ("6 – Sanctions"); a letter
+# item of a numbered paragraph is part of its number ("5.6 a) Phase de zone", "5.6. b) Phase finale").
+_DECIMAL = re.compile(
+    r"^(?P<number>\d+(?:\.\d+)+|[A-Z](?:\.\d+)+|\d+(?=\.|\s[–—-]\s))\.?(?:\s?(?P<letter>[a-z])\))?(?=\s|$)"
+)
+_ORDINAL_SUFFIX = re.compile(r"(?:er|re|ère)(?=\s|$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -54,13 +62,13 @@ class Label:
     """The numbering a line opens with."""
 
     kind: str  # a key of KIND_RANKS (lower case, synonyms kept) or DECIMAL
-    number: str  # as the document numbers it, without decoration: "1" for "1er", "4.1", "II"
+    number: str  # as the document numbers it, without decoration: "1" for "1er" or "premier", "4.1", "II", "12 bis", "5.6 a"
     text: str  # the label as written ("Article 1er", "6.7.")
 
     @property
     def depth(self) -> int:
-        """Dotted depth of the number: 1 for `6` or `Article 6`, 3 for `6.7.1`."""
-        return self.number.count(".") + 1
+        """Dotted depth of the number: 1 for `6` or `Article 6`, 3 for `6.7.1` and for `6.7 a)`."""
+        return self.number.count(".") + 1 + self.number.count(" ") * (self.kind == DECIMAL)
 
     @property
     def rank(self) -> int:
@@ -83,11 +91,15 @@ def read_label(text: str) -> Label | None:
     named = _NAMED.match(text)
     if named:
         number = named.group("number")
-        bare = _ORDINAL_SUFFIX.sub("", number) if number.lower() != "unique" else number.lower()
-        return Label(named.group("kind").lower(), bare or number, named.group(0).rstrip(".:,)–—- "))
+        head, _, inserted = number.partition(" ")
+        head = _NUMBER_WORDS.get(head.lower()) or _ORDINAL_SUFFIX.sub("", head) or head
+        bare = f"{head} {inserted.lower()}" if inserted else head
+        return Label(named.group("kind").lower(), bare, named.group(0).rstrip(".:,)–—- "))
     decimal = _DECIMAL.match(text)
     if decimal:
-        return Label(DECIMAL, decimal.group("number"), decimal.group(0).strip())
+        letter = decimal.group("letter")
+        number = f"{decimal.group('number')} {letter}" if letter else decimal.group("number")
+        return Label(DECIMAL, number, decimal.group(0).strip())
     return None
 
 

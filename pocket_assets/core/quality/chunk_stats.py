@@ -63,12 +63,16 @@ def preview_selection(
     return [c for c in ordered if c.id in chosen]
 
 
-def preview_markdown(chunks: Sequence[ChunkRecord], warned_pages: Collection[int] = ()) -> str:
+def preview_markdown(
+    chunks: Sequence[ChunkRecord], warned_pages: Collection[int] = (), count: int = PREVIEW_CHUNKS, max_chars: int = 0
+) -> str:
     """The preview's chunks under their id, page, tokens and type, each as the phone's SDK file holds it
-    (parents, which the phone never embeds, as their text)."""
+    (parents, which the phone never embeds, as their text); each cut at `max_chars` when given."""
     parts = []
-    for chunk in preview_selection(chunks, warned_pages):
+    for chunk in preview_selection(chunks, warned_pages, count):
         line = sdk_line(chunk.text, chunk.source, chunk.page, chunk.context) if chunk.chunk_type != "parent" else chunk.text
+        if max_chars and len(line) > max_chars:
+            line = line[: max_chars - 1] + "…"
         warned = " · page has warnings" if set(chunk.pages) & set(warned_pages) else ""
         parts.append(
             f"**{chunk.id}** · page {chunk.page} · {chunk.tokens} tokens · {chunk.chunk_type}{warned}\n\n"

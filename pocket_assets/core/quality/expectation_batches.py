@@ -21,10 +21,8 @@ The verdict of each PDF is the per-PDF path's, exactly:
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from pocket_assets.core.quality.expectation_slices import SLICE_ROWS, condition_columns, expectations_over_slices
 from pocket_assets.core.quality.validation import (
     EXPECTATIONS_GATE,
     FRAME_COLUMNS,
@@ -34,10 +32,8 @@ from pocket_assets.core.quality.validation import (
     expectation_detail,
     expectations_on_columns,
     frame,
-    frame_table_from_files,
     suite_parameters,
     suite_results,
-    table_columns,
 )
 
 if TYPE_CHECKING:
@@ -78,25 +74,6 @@ def expectations_for_batch(
     }
 
 
-def expectations_for_files(
-    gates: Gates,
-    files_by_key: Mapping[str, Sequence[Path]],
-    parent_tokens: int,
-    max_tokens: int,
-    slice_rows: int = SLICE_ROWS,
-) -> dict[str, tuple[GateResult, ...]]:
-    """`expectations_for_batch` over each PDF's stage files (its chunks, in order), read here: what the
-    build sends to the expectations process is then a few paths, not the PDFs' columns. A PDF longer than
-    `slice_rows` is judged alone, in row slices (`expectations_over_slices`); the others' columns are made
-    Python lists (what the batch stacks) only after it: the process holds a long PDF as Arrow only."""
-    tables = {key: frame_table_from_files(paths) for key, paths in files_by_key.items()}
-    long = [key for key, table in tables.items() if table.num_rows > slice_rows]
-    results = {key: expectations_over_slices(gates, tables.pop(key), parent_tokens, max_tokens, slice_rows) for key in long}
-    short = {key: table_columns(tables.pop(key)) for key in list(tables)}
-    results.update(expectations_for_batch(gates, short, parent_tokens, max_tokens))
-    return {key: results[key] for key in files_by_key}
-
-
 def batchable(suite: ExpectationSuite) -> bool:
     """Whether every expectation's verdict on the stacked frame is the union of its verdicts per PDF."""
     from great_expectations.expectations.expectation import ColumnMapExpectation
@@ -110,6 +87,25 @@ def batchable(suite: ExpectationSuite) -> bool:
         if read is None or read & QUALIFIED_COLUMNS:
             return False
     return True
+
+
+def condition_columns(condition: Any) -> set[str] | None:
+    """The columns a structured row condition reads; None for one this module cannot read."""
+    from great_expectations.expectations.row_conditions import (
+        AndCondition,
+        ComparisonCondition,
+        NullityCondition,
+        OrCondition,
+    )
+
+    if condition is None:
+        return set()
+    if isinstance(condition, (ComparisonCondition, NullityCondition)):
+        return {condition.column.name}
+    if isinstance(condition, (AndCondition, OrCondition)):
+        parts = [condition_columns(part) for part in condition.conditions]
+        return None if None in parts else set().union(*parts)
+    return None
 
 
 def _stacked(columns_by_key: Mapping[str, Columns]) -> tuple[Any, list[str]]:

@@ -47,6 +47,9 @@ COVERAGE_GATE = "coverage"
 CORPUS_IDS_GATE = "corpus_ids"
 PARTITION_GATES: tuple[str, ...] = (EXPECTATIONS_GATE, SCHEMA_GATE, COVERAGE_GATE)
 
+# The suites and schemas shipped inside the package (`pocket_assets/expectations/`); a folder setting may
+# name another folder holding the same files.
+PACKAGED_EXPECTATIONS = Path(__file__).resolve().parents[2] / "expectations"
 # Files under `expectations/`.
 PARTITION_SUITE_FILE = "chunks.partition.json"
 CORPUS_SUITE_FILE = "chunks.corpus.json"
@@ -250,20 +253,6 @@ Columns = Mapping[str, Sequence[Any]]
 def frame_columns(chunks: Sequence[ChunkRecord], names: Sequence[str] = FRAME_COLUMNS) -> dict[str, list[Any]]:
     """What the suites read of a PDF's chunks (`FRAME_COLUMNS`, or fewer): small to send to another process."""
     return record_columns(chunks, names)
-
-
-def frame_table_from_files(paths: Sequence[Path], names: Sequence[str] = FRAME_COLUMNS) -> pyarrow.Table:
-    """`frame_columns` of the chunks stored in these Parquet files (a PDF's stage files, in order), as one Arrow
-    table: read by the process that judges them, so the build's process never holds them, and a long PDF's
-    texts stay in Arrow's buffers, not Python strings."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    tables = []
-    for path in paths:
-        with pq.ParquetFile(path) as parquet:
-            tables.append(parquet.read(columns=list(names), use_threads=False))
-    return pa.concat_tables(tables)
 
 
 def table_columns(table: pyarrow.Table) -> dict[str, list[Any]]:

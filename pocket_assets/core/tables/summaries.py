@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import ContextHeaders
 from pocket_assets.core.chunking.embed_text import fold_whitespace, text_to_embed
+from pocket_assets.core.chunking.sections import build_section_index
 from pocket_assets.core.chunking.segments import plan_segments
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.redaction import has_credentials, is_local, redact, url_without_credentials
@@ -470,8 +471,9 @@ def summarize_tables(
     already use in its section and page, so no two records of a document share one. Of them,
     only their places are read (`ChunkPlace`): the stored chunks' texts need not be loaded.
 
-    Each summary carries the context header of the parent's place (title >
-    section path > article); its text is folded to one line and trimmed (at a
+    Each summary is filed (section path, article, context header: title > section path >
+    article) under the heading and article in force at its table, which a parent starting
+    before an earlier heading does not give; its text is folded to one line and trimmed (at a
     word, with `…`) until `text_to_embed` with that header fits `policy.max_tokens`. Raises `SummaryError`
     naming the table when a summarizer fails without fallback, when no parent
     holds a table, or when a summary cannot be at least `policy.min_chars` long.
@@ -486,8 +488,13 @@ def summarize_tables(
         if not any(short.char_start <= table.char_start < short.char_end for short in left_out)
     ]
     holders = [parent_finder.holding(table.context, table.char_start) for table in tables]  # before any LLM call
+    # Filed under the heading and article in force at the table, not at its parent's start: a parent
+    # opening in ARTICLE 16 may hold ARTICLE 19's table, which a reader cites as article 19's.
+    sections = build_section_index(pages)
+    places = [sections.section_at(table.char_start) for table in tables]
+    articles = [sections.article_at(table.char_start) for table in tables]
     headers = ContextHeaders.for_document(identity, pages, policy, counter)
-    contexts = [headers.header(parent.section_path, parent.article_num) for parent in holders]
+    contexts = [headers.header(place.section_path, article) for place, article in zip(places, articles)]
     texts: list[str] = []
     cache_hits = requests = 0
     seconds = 0.0
@@ -531,12 +538,12 @@ def summarize_tables(
     )
     next_block = _next_free_blocks((*parents, *children))
     records = []
-    for table, parent, text, tokens, header, embedded in zip(
-        tables, holders, texts, token_counts, contexts, embedded_counts
+    for table, parent, section, article, text, tokens, header, embedded in zip(
+        tables, holders, places, articles, texts, token_counts, contexts, embedded_counts
     ):
         context = table.context
         record_id = ids.table_summary_id(identity.source, context.page, context.table_index)
-        place = ids.canonical_place(doc_uid, revision, parent.section_id, context.page)
+        place = ids.canonical_place(doc_uid, revision, section.section_id, context.page)
         block = next_block.get(place, 0)
         next_block[place] = block + 1
         records.append(
@@ -551,17 +558,17 @@ def summarize_tables(
                 page=context.page,
                 pages=(context.page,),
                 tokens=tokens,
-                section=parent.section,
-                section_path=parent.section_path,
-                section_id=parent.section_id,
-                article_num=parent.article_num,
+                section=section.section,
+                section_path=section.section_path,
+                section_id=section.section_id,
+                article_num=article,
                 parent_id=parent.id,
                 table_type=classify_table(context.cells, context.caption_or_heading).table_type,
                 char_start=table.char_start,
                 char_end=table.char_end,
                 line_from=table.line_from,
                 line_to=table.line_to,
-                canonical_id=ids.canonical_id(doc_uid, revision, parent.section_id, context.page, block),
+                canonical_id=ids.canonical_id(doc_uid, revision, section.section_id, context.page, block),
                 chunk_index=context.table_index,
                 total_chunks=len(tables),
                 has_overlap_previous=False,

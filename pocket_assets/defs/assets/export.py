@@ -9,14 +9,12 @@ Memory: the step holds a few columns of every chunk (ids, hashes, sort keys:
 `KEY_COLUMNS` and the corpus suite's) and reads each PDF's validated chunks
 again while its corpus files are written, one PDF at a time.
 
-CPU: each PDF's piece of the corpus files (its SDK lines, corpus JSON records and
-HEPilot lines, validated) is written in the step's worker processes (`pdf_workers`,
-one per core), and this process joins the pieces in export order as they come:
-the files are the bytes one process writes (issue 18: the step kept one core idle).
+It runs once after the PDFs of a build or a backfill are done (`pocket-assets build`, the
+`corpus_export_sensor`), never in a range run: the published files always hold a whole corpus.
 """
 
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Sequence
 
 from dagster import (
     AssetCheckResult,
@@ -34,17 +32,16 @@ from pocket_assets.core.export.corpus_files import (
     CorpusExport,
     CorpusParts,
     ExportError,
-    Piece,
-    PieceRunner,
     remove_leftover_temps,
     write_corpus_parts,
 )
 from pocket_assets.core.pdf import corpus_of
-from pocket_assets.core.quality.validation import corpus_frame_columns
+from pocket_assets.core.quality.validation import corpus_frame_columns, corpus_ids_on_columns
 from pocket_assets.defs.partitions import OWNERS
-from pocket_assets.defs.pdf_workers import WorkersResource, build_in_workers
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
 from pocket_assets.runstate.export_lock import export_lock
+from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence, known_sha256
+from pocket_assets.runstate.export_state import export_fingerprint, record_export
 from pocket_assets.runstate.export_selection import (
     read_validated_chunks,
     read_validated_columns,
@@ -56,7 +53,7 @@ from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, Partiti
 
 CORPUS_IDS_CHECK = "corpus_ids_unique"
 # How each PDF went into the export, in its `android_export` manifest (read by the build command).
-SHIPPED_FRESH, SHIPPED_STALE, LEFT_OUT = STATUS_OK, "stale", "left_out"
+SHIPPED_FRESH, SHIPPED_STALE, LEFT_OUT, DUPLICATE = STATUS_OK, "stale", "left_out", "duplicate"
 
 Columns = dict[str, list[Any]]  # column -> values, in the PDF's validated file's row order
 
@@ -79,17 +76,18 @@ Columns = dict[str, list[Any]]  # column -> values, in the PDF's validated file'
     "latest chunks failed ships its last good ones (listed as stale) or is left out (listed); strict export "
     "(POCKET_ASSETS_EXPORT_STRICT) refuses instead. A PDF removed from the folder disappears.",
 )
-def android_export(
-    context: AssetExecutionContext, paths: CorpusPaths, gates: GatesResource, workers: WorkersResource
-) -> MaterializeResult:
+def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: GatesResource) -> MaterializeResult:
     store = paths.store()
     scan = paths.scan()
-    selection = select_for_export(store, scan.keys)
-    suite_columns = corpus_frame_columns(paths.expectations_path)
+    fingerprint = export_fingerprint(store, scan.keys, paths.export_strict)
+    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(known_sha256(store, paths.raw_path, scan.keys))
+    selection = select_for_export(store, [key for key in scan.keys if key not in duplicates])
+    suite_columns = corpus_frame_columns(gates.expectations_path)
     held = tuple(dict.fromkeys(KEY_COLUMNS + suite_columns))
     columns_by_key = {key: read_validated_columns(store, key, held) for key in selection.shipped}
-    id_report = gates.expectations(paths.expectations_path).corpus_suite(
-        {name: [value for columns in columns_by_key.values() for value in columns[name]] for name in suite_columns}
+    id_report = corpus_ids_on_columns(
+        gates.gates(),
+        {name: [value for columns in columns_by_key.values() for value in columns[name]] for name in suite_columns},
     )
     collisions = _colliding_pdfs(columns_by_key)
     for key, _ in collisions:
@@ -113,10 +111,12 @@ def android_export(
         leftovers = remove_leftover_temps(paths.output_path)
         for corpus in paths.corpus_names:
             keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]
-            export = _write_corpus(paths, corpus, keys, generated, columns_by_key, stale, left_out, workers.count())
+            notes = {"duplicates": [{"pdf": key, "duplicate_of": duplicates[key]} for key in keys if key in duplicates]}
+            export = _write_corpus(paths, gates, corpus, keys, generated, columns_by_key, stale, left_out, notes)
             _note_neutralised(export.neutralised, columns_by_key, warnings)
             metadata.update(_corpus_metadata(export))
-    _record(store, run_id, _export_states(scan.keys, stale, left_out, warnings))
+        record_export(paths.output_path, fingerprint, run_id)
+    _record(store, run_id, _export_states(scan.keys, stale, left_out, warnings, duplicates))
     metadata.update(pdfs_exported=len(columns_by_key), pdfs_stale=len(stale), pdfs_left_out=len(left_out))
 
     sentences = {
@@ -124,6 +124,7 @@ def android_export(
         "left_out": [f"{key}: {why}" for key, why in sorted(left_out.items())],
         "warnings": [f"{key}: {note}" for key in scan.keys for note in pdf_warnings(store, key, STAGES) + warnings[key]],
         "not_built": [why for _, why in scan.refused + scan.ignored],
+        "duplicates": [duplicate_sentence(key, original) for key, original in sorted(duplicates.items())],
         "leftover_temps_removed": [path.name for path in leftovers],
     }
     for name, lines in sentences.items():
@@ -157,15 +158,16 @@ def android_export(
 
 def _write_corpus(
     paths: CorpusPaths,
+    gates: GatesResource,
     corpus: str,
     keys: Sequence[str],
     generated: str,
     columns_by_key: dict[str, Columns],
     stale: dict[str, str],
     left_out: dict[str, str],
-    workers: int,
+    duplicates: dict[str, list[dict[str, str]]],
 ) -> CorpusExport:
-    """Write one corpus, one PDF's chunks at a time (in `workers` processes); a chunk the export refuses (e.g. invalid against
+    """Write one corpus, one PDF's chunks at a time; a chunk the export refuses (e.g. invalid against
     the HEPilot schema, which is not a per-PDF gate) leaves its PDF out, named, and the corpus is
     written again without it.
 
@@ -178,16 +180,15 @@ def _write_corpus(
             keys={key: columns_by_key[key] for key in keys if key in columns_by_key},
             load=lambda key: read_validated_chunks(store, key),
         )
-        notes = _corpus_notes(keys, columns_by_key, stale, left_out)
+        notes = {**_corpus_notes(keys, columns_by_key, stale, left_out), **duplicates}
         try:
             return write_corpus_parts(
                 corpus,
                 parts,
                 paths.output_path,
                 generated,
-                paths.expectations_path,
+                gates.expectations_path,
                 notes=notes,
-                runner=pieces_in_workers(workers),
             )
         except ExportError as error:
             culprit = next((k for k in parts.keys if error.chunk_id in parts.keys[k]["id"]), None)
@@ -196,17 +197,6 @@ def _write_corpus(
             left_out[culprit] = f"left out, its chunk cannot be exported: {error}; fix the PDF or report it"
             stale.pop(culprit, None)
             del columns_by_key[culprit]
-
-
-def pieces_in_workers(workers: int) -> PieceRunner:
-    """The export's pieces written in `workers` forked processes (the PDFs' `build_in_workers`), handed
-    back as each is written; one worker (or one piece) writes them in this process."""
-
-    def run(write: Callable[[str], Piece], names: Sequence[str]) -> Iterator[tuple[str, Piece]]:
-        for name, built in build_in_workers(write, names, workers):
-            yield name, built(name)
-
-    return run
 
 
 def _colliding_pdfs(columns_by_key: dict[str, Columns]) -> tuple[tuple[str, str], ...]:
@@ -271,11 +261,17 @@ ExportState = tuple[str, str | None, list[str]]  # (status, reason, warnings)
 
 
 def _export_states(
-    keys: Sequence[str], stale: dict[str, str], left_out: dict[str, str], warnings: dict[str, list[str]]
+    keys: Sequence[str],
+    stale: dict[str, str],
+    left_out: dict[str, str],
+    warnings: dict[str, list[str]],
+    duplicates: dict[str, str],
 ) -> dict[str, ExportState]:
     states: dict[str, ExportState] = {}
     for key in keys:
-        if key in left_out:
+        if key in duplicates:
+            states[key] = (DUPLICATE, duplicate_sentence(key, duplicates[key]), warnings[key])
+        elif key in left_out:
             states[key] = (LEFT_OUT, left_out[key], warnings[key])
         elif key in stale:
             states[key] = (SHIPPED_STALE, stale[key], warnings[key])
