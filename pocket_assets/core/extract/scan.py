@@ -26,7 +26,7 @@ from pocket_assets.core.extract.tables import (
     find_page_tables,
     may_hold_table,
 )
-from pocket_assets.core.extract.turn import reading_frame, turned, turned_text, turned_words
+from pocket_assets.core.extract.turn import reading_frame, turned, turned_text
 from pocket_assets.core.pdf import MUPDF_ERRORS, REPAIRED_WARNING, load_page, no_readable_page
 from pocket_assets.core.tables.readable import readable_cells
 
