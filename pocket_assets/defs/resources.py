@@ -302,7 +302,10 @@ class EvaluationResource(ConfigurableResource):
 class ExtractionResource(ConfigurableResource):
     """How pages are read: OCR of scanned pages (needs Debian tesseract-ocr) and table detection."""
 
-    ocr: bool = Field(default=False, description="OCR pages without a text layer with Tesseract.")
+    ocr: bool = Field(
+        default=True,
+        description="OCR pages without a text layer with Tesseract (on by default; without Tesseract they are told, not read).",
+    )
     ocr_language: str = Field(default="fra+eng", description="Tesseract languages joined with '+'.")
     detect_tables: bool = Field(default=True, description="Detect ruled tables and write them as pipe tables.")
 
