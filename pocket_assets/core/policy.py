@@ -2,31 +2,68 @@
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Mapping
 
 import blake3
 
+from pocket_assets.core.device import DeviceProfile
+
 CHUNKER_VERSION = "pocket-hier-v4"
 PAGE_MODES: tuple[str, ...] = ("span", "pdf-page-v1")
 # What the header in front of an embedded chunk holds (core/chunking/context.py).
 CONTEXT_HEADERS: tuple[str, ...] = ("none", "title", "title+section")
+# Seed SPEC-SCH-001 §7.2: a child or table summary holds at most 512 tokens of text, whatever the
+# window (expectations/chunks.partition.json, `searchable_tokens_cap`, says the same).
+SEARCHABLE_MAX_TOKENS = 512
+
+
+@dataclass(frozen=True)
+class ChunkSizes:
+    """The child target and overlap and the context header's bound chosen for an embedder window."""
+
+    child_tokens: int
+    child_overlap: int
+    context_max_tokens: int
+
+
+# Measured per window on both gold sets (benchmarks/bench_retrieval.py, benchmarks/README.md).
+SIZES_BY_WINDOW: Mapping[int, ChunkSizes] = {
+    256: ChunkSizes(child_tokens=450, child_overlap=68, context_max_tokens=60),
+    512: ChunkSizes(child_tokens=450, child_overlap=68, context_max_tokens=60),
+    1024: ChunkSizes(child_tokens=450, child_overlap=68, context_max_tokens=60),
+    2048: ChunkSizes(child_tokens=450, child_overlap=68, context_max_tokens=60),
+}
+
+
+def sizes_for_window(window: int) -> ChunkSizes:
+    """The sizes measured for the largest window not above `window` (the smallest one's below them all)."""
+    windows = sorted(SIZES_BY_WINDOW)
+    return SIZES_BY_WINDOW[windows[max(bisect.bisect_right(windows, window) - 1, 0)]]
+
+
+_DEFAULT_SIZES = sizes_for_window(DeviceProfile().embed_max_tokens)
 
 
 @dataclass(frozen=True)
 class ChunkPolicy:
     """Sizes are hard limits in tokens of the configured tokenizer.
 
-    `max_tokens` caps what the phone embeds: a child's or summary's export line
-    content (context header, text and its `[Source: ..., Page N]` citation) with
-    the `document_prompt` in front of it. Parents are capped by `parent_tokens`.
+    `device` says what the phone embeds and how much of it (`core.device`): a child's or
+    summary's export line content (context header, text and its `[Source: ..., Page N]`
+    citation), with the embedder's document prompt in front and its special tokens, fits
+    the device's window (`max_tokens`). Parents are capped by `parent_tokens`.
     `context_header` says what the header holds (`none`, the document `title`,
     or `title+section`: title > section path > article), and
     `context_max_tokens` bounds it (and a quarter of `max_tokens`), so a deep
     section path cannot crowd out the text.
+
+    The child sizes and the header bound follow the device's window (`for_device`, `SIZES_BY_WINDOW`)
+    unless given; the defaults are those of the default device.
     """
 
     chunker_version: str = CHUNKER_VERSION
@@ -35,15 +72,14 @@ class ChunkPolicy:
     page_mode: str = "pdf-page-v1"
     parent_tokens: int = 1024
     parent_overlap: int = 154
-    child_tokens: int = 450
-    child_overlap: int = 68
+    child_tokens: int = _DEFAULT_SIZES.child_tokens
+    child_overlap: int = _DEFAULT_SIZES.child_overlap
     summary_tokens: int = 50
-    max_tokens: int = 512
     min_chars: int = 50
     tokenizer: str = "gemma3"
-    document_prompt: str = ""
     context_header: str = "title+section"
-    context_max_tokens: int = 60
+    context_max_tokens: int = _DEFAULT_SIZES.context_max_tokens
+    device: DeviceProfile = field(default_factory=DeviceProfile)
 
     def __post_init__(self) -> None:
         if self.page_mode not in PAGE_MODES:
@@ -58,12 +94,37 @@ class ChunkPolicy:
                 raise ValueError(f"{name} overlap must be in [0, size/2), got {overlap} for size {size}")
         if self.child_tokens > self.parent_tokens:
             raise ValueError("children must not be larger than their parents")
-        if self.max_tokens < 32:
-            raise ValueError(f"max_tokens must be at least 32, got {self.max_tokens}")
+        if self.child_tokens > SEARCHABLE_MAX_TOKENS:
+            raise ValueError(f"child size must be at most {SEARCHABLE_MAX_TOKENS} tokens, got {self.child_tokens}")
         if self.context_header not in CONTEXT_HEADERS:
             raise ValueError(f"context_header must be one of {CONTEXT_HEADERS}, got {self.context_header!r}")
         if self.context_max_tokens < 4:
             raise ValueError(f"context_max_tokens must be at least 4, got {self.context_max_tokens}")
+
+    @classmethod
+    def for_device(
+        cls,
+        device: DeviceProfile,
+        *,
+        child_tokens: int | None = None,
+        child_overlap: int | None = None,
+        context_max_tokens: int | None = None,
+        **fields: object,
+    ) -> ChunkPolicy:
+        """The policy for `device`: the sizes measured for its window, but for those given."""
+        sizes = sizes_for_window(device.embed_max_tokens)
+        return cls(
+            device=device,
+            child_tokens=sizes.child_tokens if child_tokens is None else child_tokens,
+            child_overlap=sizes.child_overlap if child_overlap is None else child_overlap,
+            context_max_tokens=sizes.context_max_tokens if context_max_tokens is None else context_max_tokens,
+            **fields,  # type: ignore[arg-type]
+        )
+
+    @property
+    def max_tokens(self) -> int:
+        """The cap on what the phone embeds of a line, special tokens included: the device's window."""
+        return self.device.embed_max_tokens
 
     @property
     def header_tokens(self) -> int:
@@ -86,18 +147,27 @@ class ChunkPolicy:
         return f"{self.chunker_version}+{self.policy_hash}"
 
 
-def policy_from_environment(environ: Mapping[str, str], base: ChunkPolicy | None = None) -> ChunkPolicy:
-    """Apply `CHUNK_SIZE_TOKENS` / `CHUNK_OVERLAP_TOKENS` (children, seed SPEC chunking).
+# Environment variables the Dagster layer reads (seed SPEC chunking names the first two), and the fields they set.
+ENVIRONMENT_SIZES: Mapping[str, str] = {
+    "CHUNK_SIZE_TOKENS": "child_tokens",
+    "CHUNK_OVERLAP_TOKENS": "child_overlap",
+    "EMBED_MAX_TOKENS": "embed_max_tokens",
+}
+
+
+def sizes_from_environment(environ: Mapping[str, str]) -> dict[str, int]:
+    """The fields `ENVIRONMENT_SIZES` sets, from the variables that are set (children's size and overlap,
+    the embedder's window).
 
     The environment is passed in, not read here, so the library stays free of hidden inputs.
     """
-    policy = base or ChunkPolicy()
-    changes: dict[str, int] = {}
-    for variable, field_name in (("CHUNK_SIZE_TOKENS", "child_tokens"), ("CHUNK_OVERLAP_TOKENS", "child_overlap")):
+    sizes: dict[str, int] = {}
+    for variable, field_name in ENVIRONMENT_SIZES.items():
         raw = environ.get(variable, "").strip()
         if raw:
             try:
-                changes[field_name] = int(raw)
+                sizes[field_name] = int(raw)
             except ValueError:
                 raise ValueError(f"{variable} must be an integer number of tokens, got {raw!r}") from None
-    return dataclasses.replace(policy, **changes) if changes else policy
+    return sizes
+

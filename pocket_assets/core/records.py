@@ -122,8 +122,9 @@ class ChunkRecord:
     # What the phone embeds before the text (core/chunking/context.py); "" for parents, which are
     # not embedded, and with `context_header = none`.
     context: str = ""
-    # Tokens of the whole embedded string (prompt, context, text, citation: embed_text.text_to_embed);
-    # 0 for parents. The gates check it against the policy's cap.
+    # Tokens the phone's embedder reads (prompt, context, text, citation: embed_text.text_to_embed, and the
+    # special tokens its tokenizer adds: embed_text.count_embedded); 0 for parents. The gates check it
+    # against the device's window.
     embedded_tokens: int = 0
 
 

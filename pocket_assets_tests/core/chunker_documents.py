@@ -7,6 +7,7 @@ import json
 from typing import Sequence
 
 from pocket_assets.core.chunking.chunker import ChunkedDocument
+from pocket_assets.core.device import DeviceProfile
 from pocket_assets.core.document import PageContent, assemble_pages
 from pocket_assets.core.records import Block, PageRecord, PdfIdentity, to_dict
 
@@ -34,6 +35,12 @@ def build_pages(page_specs: Sequence[Sequence[BlockSpec]]) -> tuple[PageRecord, 
 def identity_for(pages: Sequence[PageRecord], key: str = "fr/sample.pdf") -> PdfIdentity:
     corpus, source = key.split("/")
     return PdfIdentity(key, corpus, source, "0" * 64, 0, len(pages))
+
+
+def bare_device(window: int) -> DeviceProfile:
+    """A device whose embedder adds nothing to a line (no prompt, no special tokens): the window caps the line
+    alone, as the cap did before device profiles; small windows keep the tests' documents small."""
+    return DeviceProfile(embed_max_tokens=window, document_prompt="", special_tokens=0)
 
 
 def markdown_table(rows: int, columns: int = 3) -> str:

@@ -16,7 +16,8 @@ from tokenizers import Tokenizer, models
 
 from pocket_assets.core.chunking.chunker import ChunkedDocument, chunk_document, table_header_for
 from pocket_assets.core.document import canonical_text
-from pocket_assets.core.chunking.embed_text import text_to_embed
+from pocket_assets.core.chunking.embed_text import count_embedded, text_to_embed
+from pocket_assets.core.device import EMBEDDINGGEMMA_DOCUMENT_PROMPT, DeviceProfile
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core import tokenizer as tokenizer_module
@@ -28,7 +29,13 @@ from pocket_assets.core.chunking.slice_counts import (
     vocabulary_splits_cleanly,
 )
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
-from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint, identity_for, markdown_table
+from pocket_assets_tests.core.chunker_documents import (
+    bare_device,
+    build_pages,
+    fingerprint,
+    identity_for,
+    markdown_table,
+)
 
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
 SAMPLES = ("fr/faq.pdf", "fr/f-array.pdf", "intl/R-data.pdf")
@@ -37,8 +44,8 @@ SMALL = ChunkPolicy(
     parent_overlap=20,
     child_tokens=60,
     child_overlap=10,
-    max_tokens=90,
     min_chars=20,
+    device=bare_device(90),
     page_mode="span",
 )
 
@@ -98,8 +105,8 @@ def test_every_chunk_is_an_exact_slice_with_consistent_fields(counter):
         parent = parents[record.parent_id]
         assert parent.char_start <= record.char_start and record.char_end <= parent.char_end
         assert record.id.startswith(record.parent_id + "-child")
-        embedded = text_to_embed(record.text, record.source, record.page, SMALL.document_prompt)
-        assert counter.count(embedded) <= SMALL.max_tokens
+        embedded = text_to_embed(record.text, record.source, record.page, "", record.context)
+        assert record.embedded_tokens == counter.count(embedded) <= SMALL.max_tokens
     for kind in (result.parents, result.children):
         assert [record.chunk_index for record in kind] == list(range(len(kind)))
         assert {record.total_chunks for record in kind} == {len(kind)}
@@ -160,7 +167,7 @@ def test_oversized_table_splits_at_rows_and_the_header_is_offered_for_each_piece
             assert offered == ""
         else:
             assert offered == header + "\n"
-            embedded = text_to_embed(offered + piece.text, piece.source, piece.page, SMALL.document_prompt)
+            embedded = text_to_embed(offered + piece.text, piece.source, piece.page, "", piece.context)
             assert counter.count(embedded) <= SMALL.max_tokens + 2
 
 
@@ -197,12 +204,16 @@ def test_empty_document_gives_no_chunks(counter):
     assert chunk(build_pages([[], []]), counter=counter) == ChunkedDocument((), ())
 
 
-def test_cap_includes_citation_and_document_prompt(counter):
-    policy = dataclasses.replace(SMALL, child_tokens=80, max_tokens=64, document_prompt="title: {title} | text: ")
-    pages = build_pages([[("paragraph", " ".join([SENTENCE] * 10), 0)]])
+@pytest.mark.parametrize("prompt", ["title: {title} | text: ", EMBEDDINGGEMMA_DOCUMENT_PROMPT])
+def test_window_holds_the_document_prompt_the_line_and_the_special_tokens(counter, prompt):
+    device = DeviceProfile(embed_max_tokens=80, document_prompt=prompt)
+    policy = dataclasses.replace(SMALL, child_tokens=80, device=device)
+    pages = build_pages([[("heading", "# Article 3 Forfaits", 1), ("paragraph", " ".join([SENTENCE] * 10), 0)]])
     result = chunk(pages, policy, counter)
+    assert result.children[0].context  # the header is budgeted too
     for record in result.children:
-        assert counter.count(text_to_embed(record.text, record.source, record.page, policy.document_prompt)) <= 64
+        embedded = text_to_embed(record.text, record.source, record.page, prompt, record.context)
+        assert record.embedded_tokens == counter.count(embedded) + device.special_tokens <= 80
 
 
 @pytest.mark.parametrize("key", SAMPLES)
@@ -217,7 +228,12 @@ def test_sample_pdfs_keep_every_rule_with_the_default_policy(key, counter):
         assert record.tokens <= policy.child_tokens
         covered[record.char_start : record.char_end] = b"\x01" * (record.char_end - record.char_start)
     assert all(covered[index] or char.isspace() for index, char in enumerate(text))
-    embedded = counter.count_batch([text_to_embed(r.text, r.source, r.page) for r in result.children])
+    embedded = count_embedded(
+        counter,
+        [text_to_embed(r.text, r.source, r.page, policy.device.document_prompt, r.context) for r in result.children],
+        policy.device,
+    )
+    assert embedded == [record.embedded_tokens for record in result.children]
     assert max(embedded) <= policy.max_tokens
     every = result.parents + result.children
     assert [record.tokens for record in every] == counter.count_batch([record.text for record in every])
@@ -236,12 +252,14 @@ def test_deterministic_over_a_thousand_runs(counter):
 
 _CHILD_PROCESS = """
 from pocket_assets.core.chunking.chunker import chunk_document
+from pocket_assets.core.device import DeviceProfile
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, fingerprint, identity_for
 import json, sys
 pages = build_pages(json.loads(sys.argv[1]))
-policy = ChunkPolicy(**json.loads(sys.argv[2]))
+fields = json.loads(sys.argv[2])
+policy = ChunkPolicy(**{**fields, "device": DeviceProfile(**fields["device"])})
 print(fingerprint(chunk_document(identity_for(pages), pages, policy, load_tokenizer())))
 """
 
@@ -395,8 +413,7 @@ def test_heading_led_fragment_joins_the_block_after_it_even_past_the_child_targe
     assert_no_chunk_below_the_minimum(result, policy)
     last = result.children[-1]
     assert last.text == "# Annexe 4.2.1.9\n\n" + code and last.tokens > policy.child_tokens
-    embedded = text_to_embed(last.text, last.source, last.page, policy.document_prompt)
-    assert counter.count(embedded) <= policy.max_tokens
+    assert last.embedded_tokens <= policy.max_tokens
 
 
 def test_last_piece_of_a_split_table_below_the_minimum_joins_its_neighbouring_piece(counter):
@@ -411,7 +428,7 @@ def test_last_piece_of_a_split_table_below_the_minimum_joins_its_neighbouring_pi
 def test_short_fragment_after_a_table_too_full_to_share_grows_back_over_its_last_row(counter):
     """Table plus fragment would pass the cap: the fragment repeats the table's last row instead; the table
     stays whole in the child before."""
-    policy = dataclasses.replace(SMALL, max_tokens=62, context_header="none")
+    policy = dataclasses.replace(SMALL, device=bare_device(62), context_header="none")
     table = markdown_table(2, 2)
     pages = build_pages([[("table", table, 0), ("paragraph", "Fin de la table.", 0)]])
     result = chunk(pages, policy, counter)

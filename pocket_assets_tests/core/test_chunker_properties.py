@@ -11,16 +11,24 @@ from hypothesis import strategies as st
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
-from pocket_assets.core.chunking.embed_text import text_to_embed
+from pocket_assets.core.chunking.embed_text import count_embedded, text_to_embed
+from pocket_assets.core.device import EMBEDDINGGEMMA_DOCUMENT_PROMPT, EMBEDDINGGEMMA_SPECIAL_TOKENS, DeviceProfile
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import to_dict
 from pocket_assets.core.chunking import slice_counts
 from pocket_assets.core.chunking.slice_counts import PieceCounter, PieceTokens, SliceCounter, page_token_offsets
 from pocket_assets.core.tokenizer import load_tokenizer
-from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
+from pocket_assets_tests.core.chunker_documents import bare_device, build_pages, identity_for, markdown_table
 
 POLICY = ChunkPolicy(
-    parent_tokens=140, parent_overlap=24, child_tokens=64, child_overlap=12, max_tokens=96, min_chars=20
+    parent_tokens=140, parent_overlap=24, child_tokens=64, child_overlap=12, min_chars=20, device=bare_device(96)
+)
+# The phones the lines must fit: the window holds the embedder's prompt, the line and its special tokens.
+devices = st.builds(
+    DeviceProfile,
+    embed_max_tokens=st.sampled_from((96, 128)),
+    document_prompt=st.sampled_from(("", EMBEDDINGGEMMA_DOCUMENT_PROMPT, "title: {title} | text: ")),
+    special_tokens=st.sampled_from((0, EMBEDDINGGEMMA_SPECIAL_TOKENS)),
 )
 WORDS = ("arbitre", "joueur", "pendule", "partie", "coup", "roque", "data", "frame", "le", "la", "de", "é", "1.5")
 
@@ -42,7 +50,7 @@ SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, suppress_h
 
 
 @SETTINGS
-@given(documents, st.sampled_from(("span", "pdf-page-v1")))
+@given(documents, st.sampled_from(("span", "pdf-page-v1")), devices)
 # Found by hypothesis: a heading then a table that fits a child only alone (the table must stay whole).
 @example(
     build_pages(
@@ -54,6 +62,7 @@ SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, suppress_h
         ]
     ),
     "span",
+    POLICY.device,
 )
 # Found by hypothesis: overlap across a page break (the separator is in no page's encoding).
 @example(
@@ -68,10 +77,11 @@ SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, suppress_h
         ]
     ),
     "span",
+    POLICY.device,
 )
-def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
+def test_chunking_rules_hold_on_generated_documents(pages, page_mode, device):
     counter = load_tokenizer()
-    policy = dataclasses.replace(POLICY, page_mode=page_mode)
+    policy = dataclasses.replace(POLICY, page_mode=page_mode, device=device)
     result = chunk_document(identity_for(pages), pages, policy, counter)
     text = canonical_text(pages)
     children = result.children
@@ -108,10 +118,11 @@ def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
             assert min(counter.count_batch(trimmed)) <= policy.child_tokens + 1, child.text
     every = result.parents + children
     assert [record.tokens for record in every] == counter.count_batch([record.text for record in every])
-    embedded = counter.count_batch(
-        [text_to_embed(c.text, c.source, c.page, policy.document_prompt, c.context) for c in children]
+    embedded = count_embedded(
+        counter, [text_to_embed(c.text, c.source, c.page, device.document_prompt, c.context) for c in children], device
     )
-    assert all(count <= policy.max_tokens for count in embedded)
+    assert embedded == [child.embedded_tokens for child in children]
+    assert all(count <= device.embed_max_tokens for count in embedded)  # the window gate
     assert all(parent.tokens <= policy.parent_tokens for parent in result.parents)
 
     # Overlap within budget, never back past the previous chunk's start; a chunk grown back over its
@@ -156,7 +167,9 @@ def test_chunking_rules_hold_on_generated_documents(pages, page_mode):
             partial = [c for c in partial if not (held_whole and len(text[end : c.char_end].strip()) < policy.min_chars)]
             if partial:
                 whole = counter.count(text[start:end]) + counter.count(" " + "[Source: sample.pdf, Page 9]")
-                assert whole > policy.child_tokens - 4 or whole > policy.max_tokens - 8, text[start:end]
+                prompt = counter.count(device.document_prompt.replace("{title}", "sample.pdf"))
+                embedded = whole + prompt + device.special_tokens + policy.header_tokens + 2
+                assert whole > policy.child_tokens - 4 or embedded > policy.max_tokens - 8, text[start:end]
 
 
 # Characters at the edges of the tokenizer's merge rules: spaces after ">" or "▁", newline runs, tabs, added tokens,

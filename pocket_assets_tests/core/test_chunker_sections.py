@@ -18,13 +18,13 @@ from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import PageRecord
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
-from pocket_assets_tests.core.chunker_documents import build_pages, identity_for
+from pocket_assets_tests.core.chunker_documents import bare_device, build_pages, identity_for
 from pocket_assets_tests.core.test_chunker_properties import SETTINGS, block, heading, paragraph
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 POLICY = ChunkPolicy(
-    parent_tokens=400, parent_overlap=40, child_tokens=200, child_overlap=20, max_tokens=260, min_chars=20,
-    page_mode="span",
+    parent_tokens=400, parent_overlap=40, child_tokens=200, child_overlap=20, min_chars=20, page_mode="span",
+    device=bare_device(260),
 )
 SENTENCE = "Le joueur ayant le trait touche une piece et doit la jouer si le coup est legal."
 
@@ -166,7 +166,7 @@ def test_every_top_section_begins_a_child_unless_a_fragment_below_the_minimum_jo
     too short to chunk; every child is filed under the last heading of the chain it opens with."""
     counter = load_tokenizer()
     policy = dataclasses.replace(POLICY, parent_tokens=140, parent_overlap=24, child_tokens=64, child_overlap=12,
-                                 max_tokens=96, page_mode=page_mode)
+                                 device=bare_device(96), page_mode=page_mode)
     result = chunk_document(identity_for(pages), pages, policy, counter)
     text = canonical_text(pages)
     layout = layout_document(pages)

@@ -19,7 +19,8 @@ from pocket_assets.core.chunking.context import (
     reads_as_title,
 )
 from pocket_assets.core.extract import extract_pages
-from pocket_assets.core.chunking.embed_text import text_to_embed
+from pocket_assets.core.chunking.embed_text import count_embedded, text_to_embed
+from pocket_assets.core.device import EMBEDDINGGEMMA_DOCUMENT_PROMPT, DeviceProfile
 from pocket_assets.core.policy import CONTEXT_HEADERS, ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, PdfIdentity
 from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables
@@ -249,17 +250,20 @@ policies = st.builds(
     parent_overlap=st.just(20),
     child_tokens=st.sampled_from((64, 100)),
     child_overlap=st.just(10),
-    max_tokens=st.sampled_from((128, 192)),
     min_chars=st.just(20),
-    document_prompt=st.sampled_from(("", "title: {title} | text: ")),
+    device=st.builds(
+        DeviceProfile,
+        embed_max_tokens=st.sampled_from((128, 192)),
+        document_prompt=st.sampled_from(("", "title: {title} | text: ", EMBEDDINGGEMMA_DOCUMENT_PROMPT)),
+    ),
     context_header=st.sampled_from(CONTEXT_HEADERS),
     context_max_tokens=st.sampled_from((4, 16, 40)),
 )
 
 
 def embedded_counts(chunks: list[ChunkRecord], policy: ChunkPolicy, counter: TokenCounter) -> list[int]:
-    strings = [text_to_embed(c.text, c.source, c.page, policy.document_prompt, c.context) for c in chunks]
-    return counter.count_batch(strings)
+    strings = [text_to_embed(c.text, c.source, c.page, policy.device.document_prompt, c.context) for c in chunks]
+    return count_embedded(counter, strings, policy.device)
 
 
 def check_cap(chunks: list[ChunkRecord], policy: ChunkPolicy, counter: TokenCounter) -> None:

@@ -12,6 +12,7 @@ from pocket_assets.core import ids
 from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.chunking.embed_text import text_to_embed
+from pocket_assets.core.device import EMBEDDINGGEMMA_SPECIAL_TOKENS, DeviceProfile
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import (
     Block,
@@ -217,7 +218,8 @@ def test_summarize_tables_makes_one_linked_record_per_table(counter: TokenCounte
         assert lines[chunk.line_to - 1] == pipe(cells).splitlines()[-1]
         assert chunk.pages == (chunk.page,) and chunk.chunk_type == "table_summary"
         assert chunk.tokens == counter.count(chunk.text) and len(chunk.text) >= 50
-        assert counter.count(text_to_embed(chunk.text, chunk.source, chunk.page)) <= policy.max_tokens
+        embedded = text_to_embed(chunk.text, chunk.source, chunk.page, policy.device.document_prompt, chunk.context)
+        assert chunk.embedded_tokens == counter.count(embedded) + policy.device.special_tokens <= policy.max_tokens
         assert chunk.content_type == "table" and chunk.content_features == ContentFeatures(table_count=1)
         assert chunk.hash == ids.content_hash(chunk.text)
         assert chunk.chunk_uid == ids.chunk_uuid(ids.document_uuid(IDENTITY.partition_key), chunk.id)
@@ -248,11 +250,11 @@ def test_summaries_are_deterministic_and_cached(counter: TokenCounter, tmp_path:
 def test_a_summary_is_trimmed_to_the_embedding_cap(counter: TokenCounter, context_header: str) -> None:
     pages = build_pages()
     prompt = "title: {title} | text: "
-    overhead = counter.count(text_to_embed("", IDENTITY.source, 1, prompt))  # prompt and citation alone
+    # Prompt, citation and special tokens alone.
+    overhead = counter.count(text_to_embed("", IDENTITY.source, 1, prompt)) + EMBEDDINGGEMMA_SPECIAL_TOKENS
     header_room = 0 if context_header == "none" else 24  # what the header may take (header_tokens below)
     policy = ChunkPolicy(
-        max_tokens=overhead + header_room + 20,
-        document_prompt=prompt,
+        device=DeviceProfile(embed_max_tokens=overhead + header_room + 20, document_prompt=prompt),
         context_header=context_header,
         context_max_tokens=max(header_room - 4, 4),
     )
@@ -260,8 +262,9 @@ def test_a_summary_is_trimmed_to_the_embedding_cap(counter: TokenCounter, contex
     batch = summarize_tables(IDENTITY, pages, build_parents(pages), policy, counter, summarizer)
     for chunk in batch.chunks:
         assert bool(chunk.context) == (context_header != "none")
-        embedded = text_to_embed(chunk.text, chunk.source, chunk.page, policy.document_prompt, chunk.context)
-        assert policy.max_tokens - 3 <= counter.count(embedded) == chunk.embedded_tokens <= policy.max_tokens
+        embedded = text_to_embed(chunk.text, chunk.source, chunk.page, prompt, chunk.context)
+        counted = counter.count(embedded) + EMBEDDINGGEMMA_SPECIAL_TOKENS
+        assert policy.max_tokens - 3 <= counted == chunk.embedded_tokens <= policy.max_tokens
         assert chunk.text.endswith("…") and len(chunk.text) >= 50
 
 

@@ -13,7 +13,8 @@ import pytest
 
 from pocket_assets.core import ids
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
-from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.device import PRESETS
+from pocket_assets.core.policy import SEARCHABLE_MAX_TOKENS, ChunkPolicy
 from pocket_assets.core.records import Block, ChunkRecord, ContentFeatures, PageRecord, TableCells
 from pocket_assets.core.quality.validation import (
     CHILDREN_COVER_TEXT,
@@ -195,7 +196,7 @@ def test_empty_partition_passes(gates: Gates) -> None:
         ("table_summary", {"chunk_type": "summary"}, {"chunk_type_known", "properties/chunk_type/enum"}),
         ("child", {"corpus": "de"}, {"corpus_known", "properties/corpus/enum"}),
         ("child", {"tokens": 0}, {"properties/tokens/minimum"}),
-        # The whole embedded string (prompt, header, text, citation) is over the cap.
+        # What the embedder reads (prompt, header, text, citation, special tokens) is over the window.
         ("child", {"embedded_tokens": POLICY.max_tokens + 1}, {"embedded_string_cap"}),
         ("table_summary", {"embedded_tokens": POLICY.max_tokens + 1}, {"embedded_string_cap"}),
         ("child", {"embedded_tokens": 0}, {"embedded_string_cap"}),
@@ -262,12 +263,12 @@ def test_duplicate_canonical_id_fails_its_own_expectation(gates: Gates) -> None:
     assert failed_expectations(report) == {"canonical_id_unique": ((first.id, first.page), (second.id, second.page))}
 
 
-def test_embedded_string_cap_follows_the_policy_cap(gates: Gates) -> None:
+def test_embedded_string_cap_follows_the_device_window(gates: Gates) -> None:
     chunks = make_chunks(make_pages())
     over = replaced(chunks, by_id(chunks, "child"), embedded_tokens=300)
     assert run(gates, over).passed
-    small_cap = dataclasses.replace(POLICY, max_tokens=256)
-    assert set(failed_expectations(run(gates, over, small_cap))) == {"embedded_string_cap"}
+    small_window = dataclasses.replace(POLICY, device=PRESETS["embeddinggemma-256"])
+    assert set(failed_expectations(run(gates, over, small_window))) == {"embedded_string_cap"}
 
 
 def test_parent_cap_follows_the_policy_target(gates: Gates) -> None:
@@ -277,12 +278,11 @@ def test_parent_cap_follows_the_policy_target(gates: Gates) -> None:
     assert run(gates, big_parent, dataclasses.replace(POLICY, parent_tokens=2048)).passed
 
 
-def test_searchable_cap_follows_the_policy_cap(gates: Gates) -> None:
+def test_searchable_cap_is_the_seeds_512_whatever_the_window(gates: Gates) -> None:
     chunks = make_chunks(make_pages())
-    chunks = replaced(chunks, by_id(chunks, "child"), tokens=300)
-    assert run(gates, chunks).passed
-    smaller_cap = dataclasses.replace(POLICY, max_tokens=256)
-    assert failed_expectations(run(gates, chunks, smaller_cap)) == {"searchable_tokens_cap": ((chunks[1].id, 1),)}
+    chunks = replaced(chunks, by_id(chunks, "child"), tokens=600, embedded_tokens=700)
+    larger_window = dataclasses.replace(POLICY, device=PRESETS["embeddinggemma-1024"])
+    assert failed_expectations(run(gates, chunks, larger_window)) == {"searchable_tokens_cap": ((chunks[1].id, 1),)}
 
 
 def test_offending_ids_are_capped_but_counted(gates: Gates) -> None:
@@ -380,7 +380,8 @@ def expectation_kwargs(suite: dict, name: str) -> dict:
 def test_suite_numbers_agree_with_the_default_policy_and_the_seed_schema() -> None:
     suite = suite_json(EXPECTATIONS_DIR)
     schema = json.loads((EXPECTATIONS_DIR / "chunk.schema.json").read_text(encoding="utf-8"))
-    assert expectation_kwargs(suite, "searchable_tokens_cap")["max_value"] == {"$PARAMETER": "max_tokens"}
+    assert expectation_kwargs(suite, "searchable_tokens_cap")["max_value"] == SEARCHABLE_MAX_TOKENS
+    assert expectation_kwargs(suite, "embedded_string_cap")["max_value"] == {"$PARAMETER": "max_tokens"}
     assert expectation_kwargs(suite, "searchable_text_min_length")["min_value"] == ChunkPolicy().min_chars
     assert expectation_kwargs(suite, "text_min_length")["min_value"] == schema["properties"]["text"]["minLength"]
     assert expectation_kwargs(suite, "parent_tokens_cap")["max_value"] == {"$PARAMETER": "parent_tokens"}

@@ -29,8 +29,8 @@ from typing import Callable, Sequence
 
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import ContextHeaders
-from pocket_assets.core.chunking.embed_text import CONTEXT_SEPARATOR, citation, text_to_embed
-from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.chunking.embed_text import CONTEXT_SEPARATOR, citation, count_embedded, text_to_embed
+from pocket_assets.core.policy import SEARCHABLE_MAX_TOKENS, ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity, new_chunk
 from pocket_assets.core.chunking.sections import SectionIndex, build_section_index
 from pocket_assets.core.chunking.segments import Span, TextBelowMinimum, plan_segments
@@ -102,20 +102,25 @@ def chunk_document(
 
     def child_excess(spans: list[Span]) -> tuple[list[int], list[int]]:
         counts = slices.count_slices(spans)
-        embedded = slices.count_batch(  # made as counted: a long document's embedded strings are not all held
-            text_to_embed(
-                layout.text[start:end],
-                identity.source,
-                locator.principal_page((start, end)),
-                policy.document_prompt,
-                context_of((start, end)),
-            )
-            for start, end in spans
+        embedded = count_embedded(
+            slices,
+            (  # made as counted: a long document's embedded strings are not all held
+                text_to_embed(
+                    layout.text[start:end],
+                    identity.source,
+                    locator.principal_page((start, end)),
+                    policy.device.document_prompt,
+                    context_of((start, end)),
+                )
+                for start, end in spans
+            ),
+            policy.device,
         )
         embedded_tokens.update(zip(spans, embedded))
-        # A child that took in a fragment shorter than `min_chars` may pass the child target, never the cap.
+        # A child that took in a fragment shorter than `min_chars` may pass the child target, never the window
+        # nor the seed's cap on a child's text.
         excess = [
-            embed - policy.max_tokens
+            max(count - SEARCHABLE_MAX_TOKENS, embed - policy.max_tokens)
             if span in planner.joined
             else max(count - policy.child_tokens, embed - policy.max_tokens)
             for span, count, embed in zip(spans, counts, embedded)
@@ -131,7 +136,8 @@ def chunk_document(
     child_budget = min(policy.child_tokens, text_room)
     if child_budget < 8:
         raise ValueError(
-            f"max_tokens={policy.max_tokens} leaves no room for text after the citation and document prompt"
+            f"the device's window ({policy.max_tokens} tokens) leaves no room for text after the document prompt, "
+            "special tokens, context header and citation"
         )
     planner.joined.clear()  # a parent that took in a short fragment does not loosen its children's target
     child_plan = _plan_within_limits(
@@ -140,7 +146,7 @@ def chunk_document(
         child_budget,
         policy.child_overlap,
         child_excess,
-        slack=text_room - child_budget,
+        slack=min(text_room, SEARCHABLE_MAX_TOKENS) - child_budget,
         by_section=True,
     )
     parents, children = _records(
@@ -464,18 +470,18 @@ def _plan_within_limits(
 def _embedding_reserve(
     identity: PdfIdentity, pages: Sequence[PageRecord], policy: ChunkPolicy, counter: TokenCounter
 ) -> int:
-    """Tokens the phone adds around a child's text: the citation (widest page number), the prompt
-    and the context header (at most `policy.header_tokens`, plus its separator)."""
+    """Tokens the phone adds around a child's text: the citation (widest page number), the prompt, the
+    special tokens and the context header (at most `policy.header_tokens`, plus its separator)."""
     widest_page = max((page.page for page in pages), default=1)
     suffix, prompt, separator = counter.count_batch(
         [
             " " + citation(identity.source, widest_page),
-            text_to_embed("", identity.source, widest_page, policy.document_prompt),
+            text_to_embed("", identity.source, widest_page, policy.device.document_prompt),
             CONTEXT_SEPARATOR,
         ]
     )
     header = policy.header_tokens + separator if policy.header_tokens else 0
-    return max(suffix, prompt) + header + 2
+    return max(suffix, prompt) + policy.device.special_tokens + header + 2
 
 
 def _check_page_spans(text: str, pages: Sequence[PageRecord]) -> None:

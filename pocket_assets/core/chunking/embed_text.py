@@ -1,8 +1,9 @@
 """The exact string the phone embeds for a chunk, built in one place.
 
 The Android export line's content and the model's document prompt are both
-part of what the embedding model reads, so the 512-token cap is checked on
-this string, never on the chunk text alone. A line is
+part of what the embedding model reads, and its tokenizer adds special tokens
+around them, so the device's window is checked on this string's count plus those
+(`count_embedded`), never on the chunk text alone. A line is
 
     <chunk_splitter> {context} | {text on one line} [Source: file.pdf, Page N]
 
@@ -15,6 +16,11 @@ written with a header ends the header.
 from __future__ import annotations
 
 import unicodedata
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from pocket_assets.core.device import DeviceProfile
+    from pocket_assets.core.tokenizer import TextCounter
 
 CHUNK_SPLITTER = "<chunk_splitter>"
 CONTEXT_SEPARATOR = " | "
@@ -56,5 +62,15 @@ def prompt_for(document_prompt: str, source: str) -> str:
 
 
 def text_to_embed(text: str, source: str, page: int, document_prompt: str = "", context: str = "") -> str:
-    """The document prompt, then the export line's content: what the model reads for this chunk."""
+    """The document prompt, then the export line's content: what the model reads for this chunk.
+
+    The context header and the text come first and the citation last, as seed SPEC-SCH-001 §6 puts
+    it; the whole string fits the window (the chunker budgets it), citation included."""
     return prompt_for(document_prompt, source) + sdk_content(text, source, page, context)
+
+
+def count_embedded(counter: TextCounter, strings: Iterable[str], device: DeviceProfile) -> list[int]:
+    """Tokens the device's embedder reads of each `text_to_embed` string: the string's, and the special
+    tokens its tokenizer adds (`counter` counts text alone). This is what `embedded_tokens` records and
+    the window caps."""
+    return [count + device.special_tokens for count in counter.count_batch(strings)]

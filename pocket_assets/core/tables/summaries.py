@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import ContextHeaders
-from pocket_assets.core.chunking.embed_text import fold_whitespace, text_to_embed
+from pocket_assets.core.chunking.embed_text import count_embedded, fold_whitespace, text_to_embed
 from pocket_assets.core.chunking.sections import build_section_index
 from pocket_assets.core.chunking.segments import plan_segments
 from pocket_assets.core.policy import ChunkPolicy
@@ -474,7 +474,7 @@ def summarize_tables(
     Each summary is filed (section path, article, context header: title > section path >
     article) under the heading and article in force at its table, which a parent starting
     before an earlier heading does not give; its text is folded to one line and trimmed (at a
-    word, with `…`) until `text_to_embed` with that header fits `policy.max_tokens`. Raises `SummaryError`
+    word, with `…`) until `text_to_embed` with that header fits the device's window (`policy.max_tokens`). Raises `SummaryError`
     naming the table when a summarizer fails without fallback, when no parent
     holds a table, or when a summary cannot be at least `policy.min_chars` long.
     """
@@ -530,11 +530,13 @@ def summarize_tables(
     # The revision the holding parents were made with (the same text's hash): not the whole text hashed again.
     revision = ids.canonical_revision(holders[0].canonical_id) if holders else ""
     token_counts = counter.count_batch(texts)
-    embedded_counts = counter.count_batch(
+    embedded_counts = count_embedded(
+        counter,
         [
-            text_to_embed(text, identity.source, table.context.page, policy.document_prompt, header)
+            text_to_embed(text, identity.source, table.context.page, policy.device.document_prompt, header)
             for table, text, header in zip(tables, texts, contexts)
-        ]
+        ],
+        policy.device,
     )
     next_block = _next_free_blocks((*parents, *children))
     records = []
@@ -676,11 +678,11 @@ def cells_from_markdown(markdown: str) -> TableCells:
 
 
 def _fit_cap(context: TableContext, header: str, text: str, policy: ChunkPolicy, counter: TextCounter) -> str:
-    """The longest word prefix (plus `…`) whose embedded string, behind `header`, fits `max_tokens`."""
+    """The longest word prefix (plus `…`) whose embedded string, behind `header`, fits the device's window."""
 
     def fits(candidate: str) -> bool:
-        embedded = text_to_embed(candidate, context.source, context.page, policy.document_prompt, header)
-        return counter.count(embedded) <= policy.max_tokens
+        embedded = text_to_embed(candidate, context.source, context.page, policy.device.document_prompt, header)
+        return count_embedded(counter, [embedded], policy.device)[0] <= policy.max_tokens
 
     if not fits(text):
         words = text.split(" ")
@@ -695,7 +697,7 @@ def _fit_cap(context: TableContext, header: str, text: str, policy: ChunkPolicy,
     if len(text) < policy.min_chars:
         raise SummaryError.about(
             context,
-            f"summary {text!r} is shorter than {policy.min_chars} characters within the {policy.max_tokens}-token cap",
+            f"summary {text!r} is shorter than {policy.min_chars} characters within the device's {policy.max_tokens}-token window",
         )
     return text
 
