@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import clean_part
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace, sdk_line
+from pocket_assets.core.device import DeviceProfile
 from pocket_assets.core.export.corpus_files import (
     CHUNK_SCHEMA_FILE,
     HEPILOT_FILE,
@@ -363,6 +364,23 @@ def test_chunks_of_another_corpus_or_duplicate_ids_are_refused(tmp_path: Path) -
         export([stray, *chunks[1:]], tmp_path)
     with pytest.raises(ExportError, match="duplicate"):
         export([*chunks, chunks[5]], tmp_path)
+
+
+def test_lines_too_long_for_the_phones_llm_refuse_the_corpus_naming_the_setting(tmp_path: Path) -> None:
+    """The phone hands its top 3 lines whole to its LLM: the 3 longest lines and the question budget must fit
+    its context, else nothing is written and the message says which setting to change."""
+    chunks = sample_chunks()
+    device = DeviceProfile(embed_max_tokens=512, llm_context_tokens=1024, top_k=3, question_tokens=256)
+    lines = [chunk for chunk in chunks if chunk.chunk_type != "parent"]
+    long_lines = {chunk.id: 400 for chunk in lines[:3]}  # 3 x 398 + 256 = 1450 tokens
+    sized = [dataclasses.replace(chunk, embedded_tokens=long_lines.get(chunk.id, 100)) for chunk in chunks]
+    with pytest.raises(ExportError, match=r"llm_context_tokens \(1024\).*at least 1450") as refused:
+        write_corpus_exports("fr", sized, tmp_path / "out", GENERATED, SCHEMA_DIR, device=device)
+    assert refused.value.chunk_id is None and not (tmp_path / "out").exists()
+    # Parents are not handed to the LLM by the SDK; the same lines fit a context of 1,450 tokens.
+    parents = [dataclasses.replace(chunk, embedded_tokens=900) if chunk.chunk_type == "parent" else chunk for chunk in sized]
+    roomy = dataclasses.replace(device, llm_context_tokens=1450)
+    assert write_corpus_exports("fr", parents, tmp_path / "out", GENERATED, SCHEMA_DIR, device=roomy).counts["chunks"]
 
 
 def test_empty_corpus_writes_valid_empty_files(tmp_path: Path) -> None:

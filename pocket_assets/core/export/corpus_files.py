@@ -16,6 +16,10 @@ For a corpus `c`, `write_corpus_exports` writes under `out_dir`:
   made from (`core.export.redirects.carry_history`). The first export writes
   the current ids mapped to themselves and `"previous_generated": null`.
 
+Before anything is written, `check_llm_budget`: the phone hands its `top_k` best lines
+whole to its LLM, so the corpus's `top_k` longest lines and the question budget must fit
+the device's LLM context, or the corpus is refused with the setting to change.
+
 The SDK file splits chunks on `<chunk_splitter>`, so that text inside a chunk or
 a source name is written `‹chunk_splitter›` (single guillemets, U+2039/U+203A)
 in the SDK line only; the corpus JSON and HEPilot files keep the text as it is.
@@ -62,6 +66,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, NamedTu
 
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, CONTEXT_SEPARATOR, sdk_line, with_context
+from pocket_assets.core.device import DeviceProfile, llm_overflow
 from pocket_assets.core.json_schema import (
     DRAFT_07,
     DRAFT_2020_12,
@@ -96,8 +101,9 @@ MODE_B_FILE = "mode_b"
 HEPILOT_FILE = "hepilot"
 REDIRECTS_FILE = "redirects"
 
-# What the export holds of every chunk of a corpus (`CorpusParts.keys`): the sort keys, the corpus, the text hash.
-KEY_COLUMNS: tuple[str, ...] = ("id", "source", "chunk_type", "chunk_index", "corpus", "hash")
+# What the export holds of every chunk of a corpus (`CorpusParts.keys`): the sort keys, the corpus, the text hash,
+# and the tokens the phone embeds (`check_llm_budget`).
+KEY_COLUMNS: tuple[str, ...] = ("id", "source", "chunk_type", "chunk_index", "corpus", "hash", "embedded_tokens")
 
 
 class ExportError(ValueError):
@@ -261,6 +267,7 @@ def write_corpus_exports(
     schema_dir: Path,
     min_overlap: float = DEFAULT_MIN_OVERLAP,
     notes: Mapping[str, Any] | None = None,
+    device: DeviceProfile = DeviceProfile(),
 ) -> CorpusExport:
     """Write the four files of one corpus; nothing is replaced unless every chunk is valid.
 
@@ -272,9 +279,12 @@ def write_corpus_exports(
     the stale and left-out PDFs) are added to the corpus JSON's metadata.
 
     Raises ExportError naming the chunk for a chunk of another corpus, a
-    duplicate id, or a schema violation (the caller keeps such chunks out).
+    duplicate id, or a schema violation (the caller keeps such chunks out), and
+    without a chunk for lines too long for `device`'s LLM (`check_llm_budget`).
     """
-    return write_corpus_parts(corpus, CorpusParts.in_memory(chunks), out_dir, generated, schema_dir, min_overlap, notes)
+    return write_corpus_parts(
+        corpus, CorpusParts.in_memory(chunks), out_dir, generated, schema_dir, min_overlap, notes, device=device
+    )
 
 
 def write_corpus_parts(
@@ -286,6 +296,7 @@ def write_corpus_parts(
     min_overlap: float = DEFAULT_MIN_OVERLAP,
     notes: Mapping[str, Any] | None = None,
     runner: PieceRunner | None = None,
+    device: DeviceProfile = DeviceProfile(),
 ) -> CorpusExport:
     """`write_corpus_exports` holding one part's chunks at a time (and every chunk's `parts.keys`).
 
@@ -297,6 +308,7 @@ def write_corpus_parts(
     """
     places = _places(parts)
     _check_corpus_and_ids(corpus, places)
+    check_llm_budget(corpus, parts, device)
     chunk_validator = load_validator(schema_dir / CHUNK_SCHEMA_FILE, DRAFT_07)
     hepilot_validator = load_validator(schema_dir / HEPILOT_SCHEMA_FILE, DRAFT_2020_12)
     paths = export_paths(corpus, out_dir)
@@ -651,6 +663,21 @@ def _check_corpus_and_ids(corpus: str, places: Sequence[_Place]) -> None:
         if place.chunk_id in seen:
             raise ExportError(place.chunk_id, "duplicate chunk id in the corpus")
         seen.add(place.chunk_id)
+
+
+def check_llm_budget(corpus: str, parts: CorpusParts, device: DeviceProfile) -> None:
+    """The phone hands its `top_k` best lines whole to its LLM: any `top_k` lines of the corpus, with the
+    question budget, must fit the LLM's context. Raises ExportError (naming no chunk: the corpus is refused,
+    not a PDF) with the settings to change."""
+    lines = (
+        (chunk_id, tokens)
+        for columns in parts.keys.values()
+        for chunk_id, chunk_type, tokens in zip(columns["id"], columns["chunk_type"], columns["embedded_tokens"])
+        if chunk_type in SDK_CHUNK_TYPES
+    )
+    overflow = llm_overflow(lines, device)
+    if overflow is not None:
+        raise ExportError(None, overflow.message(device, corpus))
 
 
 def _invalid(validator: Validator, record: dict[str, Any], chunk_id: str, schema_name: str) -> ExportError | None:
