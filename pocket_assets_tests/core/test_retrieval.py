@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -12,6 +13,7 @@ import pymupdf
 import pytest
 
 from pocket_assets.core import ids
+from pocket_assets.core.device import DeviceProfile
 from pocket_assets.core.records import ChunkRecord, ContentFeatures
 from pocket_assets.core.evaluation.retrieval import (
     GoldFormatError,
@@ -22,7 +24,9 @@ from pocket_assets.core.evaluation.retrieval import (
     evaluate_rankings,
     fuse_rankings,
     gold_warnings,
+    k_values_for,
     load_gold,
+    metric_names,
     passages_from_chunks,
     passages_from_export,
     plain_tokenize,
@@ -323,17 +327,34 @@ def test_export_passages_are_the_sdk_lines_with_their_cited_page(
     sample_children: list[ChunkRecord], tmp_path: Path
 ) -> None:
     """What retrieval_eval searches is the exported file read back, and it is what the chunks say the
-    phone embeds: context header, text and citation, behind the document prompt."""
+    phone embeds: context header, text and citation, behind the document prompt; through a window, what
+    the embedder reads of that."""
     from pocket_assets.core.export.corpus_files import write_corpus_exports
+    from pocket_assets.core.tokenizer import load_tokenizer
 
+    counter = load_tokenizer()
+    device = DeviceProfile(document_prompt="title: {title} | text: ")
     for corpus in ("fr", "intl"):
         chunks = [chunk for chunk in sample_children if chunk.corpus == corpus]
-        write_corpus_exports(corpus, chunks, tmp_path, "2026-01-01T00:00:00Z", ROOT / "pocket_assets" / "expectations")
-        prompt = "title: {title} | text: "
-        exported = passages_from_export(tmp_path, corpus, prompt)
-        assert exported == passages_from_chunks(chunks, prompt)
+        expectations = ROOT / "pocket_assets" / "expectations"
+        write_corpus_exports(corpus, chunks, tmp_path, "2026-01-01T00:00:00Z", expectations, device=device)
+        exported = passages_from_export(tmp_path, corpus, device)
+        assert exported == passages_from_chunks(chunks, device)
         assert all(len(passage.pages) == 1 and passage.text.startswith("title: ") for passage in exported)
         assert all(" | " in passage.text[len("title: x | text: ") :] for passage in exported)  # the header
+        # The lines fit the window they were made for: read through it, they are whole.
+        assert passages_from_export(tmp_path, corpus, device, counter) == exported
+        bare = passages_from_export(tmp_path, corpus)
+        assert [passage.text for passage in bare] == [
+            passage.text.removeprefix(f"title: {passage.source} | text: ") for passage in exported
+        ]
+        # Through a smaller window, a line is read from its start, prompt included, up to the window.
+        small = dataclasses.replace(device, embed_max_tokens=64)
+        cut = passages_from_export(tmp_path, corpus, small, counter)
+        assert cut == passages_from_chunks(chunks, small, counter)
+        for whole, read in zip(exported, cut):
+            assert whole.text.startswith(read.text) and counter.count(read.text) <= 64 - device.special_tokens
+        assert any(len(read.text) < len(whole.text) for whole, read in zip(exported, cut))
     assert passages_from_export(tmp_path / "nowhere", "fr") == []
 
 
@@ -370,3 +391,10 @@ def test_bm25_on_the_sample_corpus_is_sane_and_deterministic(sample_children: li
     parents = {chunk.id for chunk in sample_children if chunk.chunk_type == "parent"}
     assert parents and not parents.intersection(chunk_id for row in report.rows for chunk_id in row.top_ids)
     assert evaluate_bm25(passages_from_chunks(reversed(sample_children)), questions) == report
+
+
+def test_the_devices_top_k_is_evaluated_and_reported_first() -> None:
+    assert k_values_for(DeviceProfile()) == (1, 3, 5, 10)
+    assert metric_names(DeviceProfile()) == ("hit@3", "hit@1", "hit@5", "hit@10", "mrr")
+    assert k_values_for(DeviceProfile(top_k=4)) == (1, 3, 4, 5, 10)
+    assert metric_names(DeviceProfile(top_k=4))[:2] == ("hit@4", "hit@1")

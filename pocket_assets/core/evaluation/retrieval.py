@@ -2,8 +2,10 @@
 
 A gold file lists questions with the documents and pages (1-based) that answer
 them. What is searched is what the phone embeds: one `Passage` per exported SDK
-line (`passages_from_export`: the document prompt, context header, text and
-citation, exactly `embed_text.text_to_embed`), citing one page. Passages are
+line (`passages_from_export`: the device's document prompt, context header, text and
+citation, exactly `embed_text.text_to_embed`), citing one page, and of it what the
+device's embedder reads (its window, `device.read_by_embedder`): a line longer than
+the window is searched by its start, as on the phone. Passages are
 ranked per question (BM25 here; dense and hybrid rankings come from
 `embeddings.py` and `fuse_rankings`), and one shared piece of arithmetic turns
 any ranking into hit@k and MRR. A hit is a retrieved passage from an expected
@@ -22,7 +24,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -31,8 +33,9 @@ from pocket_assets.core.chunking.embed_text import (
     fold_accents,
     fold_whitespace,
     prompt_for,
-    text_to_embed,
+    sdk_content,
 )
+from pocket_assets.core.device import DeviceProfile, read_by_embedder
 from pocket_assets.core.export.corpus_files import (
     MODE_B_FILE,
     SDK_CHUNK_TYPES,
@@ -42,6 +45,9 @@ from pocket_assets.core.export.corpus_files import (
     read_sdk_lines,
 )
 from pocket_assets.core.records import ChunkRecord
+
+if TYPE_CHECKING:
+    from pocket_assets.core.tokenizer import TokenCounter
 
 DEFAULT_K_VALUES: tuple[int, ...] = (1, 3, 5, 10)
 # What the phone searches: parents only give context to the LLM, they are never retrieved.
@@ -207,27 +213,31 @@ def _check_unique_ids(questions: Sequence[GoldQuestion], path: Path) -> None:
 # --- passages -------------------------------------------------------------------------------
 
 
-def passages_from_chunks(chunks: Iterable[ChunkRecord], document_prompt: str = "") -> list[Passage]:
-    """The passages the export would give for these chunks (children and table summaries), in id order."""
+def passages_from_chunks(
+    chunks: Iterable[ChunkRecord], device: DeviceProfile | None = None, counter: TokenCounter | None = None
+) -> list[Passage]:
+    """The passages `passages_from_export` would give for these chunks (children and table summaries), in id
+    order."""
+    searchable = searchable_chunks(chunks)
+    texts = [sdk_content(chunk.text, chunk.source, chunk.page, chunk.context) for chunk in searchable]
+    read = as_embedded([chunk.source for chunk in searchable], texts, device, counter)
     return [
         Passage(
-            id=chunk.id,
-            uid=chunk.chunk_uid,
-            corpus=chunk.corpus,
-            source=chunk.source,
-            pages=(chunk.page,),
-            text=text_to_embed(chunk.text, chunk.source, chunk.page, document_prompt, chunk.context),
+            id=chunk.id, uid=chunk.chunk_uid, corpus=chunk.corpus, source=chunk.source, pages=(chunk.page,), text=text
         )
-        for chunk in searchable_chunks(chunks)
+        for chunk, text in zip(searchable, read)
     ]
 
 
-def passages_from_export(export_dir: Path, corpus: str, document_prompt: str = "") -> list[Passage]:
+def passages_from_export(
+    export_dir: Path, corpus: str, device: DeviceProfile | None = None, counter: TokenCounter | None = None
+) -> list[Passage]:
     """Every line of `chunks_{corpus}.txt`, with the id of its chunk from `chunks_mode_b_{corpus}.json`.
 
     Both files list the SDK chunks in the same order (`export_order`); each line is parsed back
-    and must carry its chunk's header, text and citation, else `ExportMismatchError`. The
-    passage's text is the line's content with the document prompt in front: what the phone embeds.
+    and must carry its chunk's header, text and citation, else `ExportMismatchError`. A passage's
+    text is the line's content as `as_embedded` gives it: with `device`, its document prompt in front,
+    and with `counter` too, what its embedder reads of that (the window: what the phone embeds).
     No export yet for the corpus gives no passage.
     """
     paths = export_paths(corpus, export_dir)
@@ -238,27 +248,49 @@ def passages_from_export(export_dir: Path, corpus: str, document_prompt: str = "
     lines = read_sdk_lines(paths[SDK_FILE])
     if len(lines) != len(chunks):
         raise ExportMismatchError(f"{paths[SDK_FILE]}: {len(lines)} lines for {len(chunks)} chunks in {MODE_B_FILE}")
-    passages = []
-    prefix = f"{CHUNK_SPLITTER} "
+    parsed_lines = []
     for number, (line, chunk) in enumerate(zip(lines, chunks), start=1):
         parsed = parse_sdk_line(line, has_context=bool(chunk.get("context")))
         expected = (chunk.get("context", ""), fold_whitespace(chunk["text"]), chunk["source"], chunk["page"])
         if (parsed.context, parsed.text, parsed.source, parsed.page) != expected:
             raise ExportMismatchError(f"{paths[SDK_FILE]}:{number}: does not match chunk {chunk['id']}")
-        passages.append(
-            Passage(
-                id=chunk["id"],
-                uid=chunk["chunk_uid"],
-                corpus=corpus,
-                source=parsed.source,
-                pages=(parsed.page,),
-                text=prompt_for(document_prompt, parsed.source) + line[len(prefix) :],
-            )
+        parsed_lines.append(parsed)
+    prefix = f"{CHUNK_SPLITTER} "
+    read = as_embedded(
+        [parsed.source for parsed in parsed_lines], [line[len(prefix) :] for line in lines], device, counter
+    )
+    passages = [
+        Passage(
+            id=chunk["id"], uid=chunk["chunk_uid"], corpus=corpus, source=parsed.source, pages=(parsed.page,), text=text
         )
+        for chunk, parsed, text in zip(chunks, parsed_lines, read)
+    ]
     return sorted(passages, key=lambda passage: passage.id)
 
 
+def as_embedded(
+    sources: Sequence[str], contents: Sequence[str], device: DeviceProfile | None, counter: TokenCounter | None
+) -> list[str]:
+    """SDK line contents as the phone's embedder reads them: the device's document prompt in front, then cut
+    to its window when a `counter` (the embedder's tokenizer) is given; the contents alone without a device."""
+    if device is None:
+        return list(contents)
+    texts = [prompt_for(device.document_prompt, source) + content for source, content in zip(sources, contents)]
+    return read_by_embedder(texts, device, counter) if counter is not None else texts
+
+
 # --- metric arithmetic (shared by BM25, dense and hybrid) -----------------------------------
+
+
+def k_values_for(device: DeviceProfile) -> tuple[int, ...]:
+    """`DEFAULT_K_VALUES` and the device's `top_k` (the lines its LLM is given), in order."""
+    return tuple(sorted({*DEFAULT_K_VALUES, device.top_k}))
+
+
+def metric_names(device: DeviceProfile) -> tuple[str, ...]:
+    """The metrics in the order a report shows them: hit@top_k first (what the phone hands its LLM), then
+    the other hit@k and MRR."""
+    return tuple(dict.fromkeys([f"hit@{device.top_k}", *(f"hit@{k}" for k in k_values_for(device)), "mrr"]))
 
 
 def is_hit(passage: Passage, question: GoldQuestion) -> bool:
