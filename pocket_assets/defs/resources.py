@@ -15,6 +15,7 @@ import json
 import math
 import os
 from pathlib import Path
+from typing import Optional
 
 import blake3
 
@@ -24,7 +25,8 @@ from pydantic import Field, PrivateAttr
 from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
 from pocket_assets.core.json_schema import Validator
 from pocket_assets.core.pdf import RawFolderScan, scan_raw_folder
-from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
+from pocket_assets.core.device import DEFAULT_PRESET, PRESETS, DeviceProfile, device_profile
+from pocket_assets.core.policy import ChunkPolicy, sizes_from_environment
 from pocket_assets.core.quality.validation import PACKAGED_EXPECTATIONS, Gates, load_gates
 from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, RAW_DIR_ENV
 from pocket_assets.core.records import CORPORA, parse_corpora
@@ -120,35 +122,85 @@ class TokenizerResource(ConfigurableResource):
         return tokenizer_identity(self.name)
 
 
+class DeviceProfileResource(ConfigurableResource):
+    """The phone the lines are for (`core.device`): its embedder's window and prompt, its LLM's context and top-k.
+
+    A preset, with any field set here replacing the preset's. It is part of the chunk policy (and of its
+    hash): another window re-chunks every PDF.
+    """
+
+    preset: str = Field(
+        default=DEFAULT_PRESET,
+        description=f"One of {', '.join(PRESETS)}: the LiteRT EmbeddingGemma-300M model of that window "
+        "(seqN), with an LLM context of four windows and top-k 3.",
+    )
+    embed_max_tokens: Optional[int] = Field(
+        default=None,
+        description="The embedder's window in tokens (its document prompt, the line and the special tokens "
+        "its tokenizer adds); none: the preset's. Env EMBED_MAX_TOKENS.",
+    )
+    document_prompt: Optional[str] = Field(
+        default=None, description="What the embedder puts before a line; none: the preset's ('title: none | text: ')."
+    )
+    special_tokens: Optional[int] = Field(
+        default=None, description="Tokens the embedder's tokenizer adds (<bos>, <eos>); none: the preset's (2)."
+    )
+    llm_context_tokens: Optional[int] = Field(
+        default=None,
+        description="The LLM's context (the app's setMaxTokens: prompt and answer); none: the preset's.",
+    )
+    top_k: Optional[int] = Field(default=None, description="Lines the app hands its LLM; none: the preset's (3).")
+    question_tokens: Optional[int] = Field(
+        default=None,
+        description="Tokens kept in the LLM's context for the question, the prompt template and the answer; "
+        "none: the preset's (256).",
+    )
+
+    @classmethod
+    def from_environment(cls) -> DeviceProfileResource:
+        return cls(embed_max_tokens=sizes_from_environment(os.environ).get("embed_max_tokens"))
+
+    def profile(self) -> DeviceProfile:
+        return device_profile(
+            self.preset, **{name: getattr(self, name) for name in type(self).model_fields if name != "preset"}
+        )
+
+
 class ChunkPolicyResource(ConfigurableResource):
-    """The chunk policy (DESIGN.md section 4); its hash versions the chunking assets."""
+    """The chunk policy (DESIGN.md section 4); its hash versions the chunking assets.
+
+    The child size and overlap and the header bound left unset follow the device's window (`ChunkPolicy.for_device`).
+    """
 
     page_mode: str = Field(default="pdf-page-v1", description="'pdf-page-v1' (no chunk crosses a page; default) or 'span'.")
     parent_tokens: int = 1024
     parent_overlap: int = 154
-    child_tokens: int = Field(default=450, description="Child size; env CHUNK_SIZE_TOKENS.")
-    child_overlap: int = Field(default=68, description="Child overlap; env CHUNK_OVERLAP_TOKENS.")
+    child_tokens: Optional[int] = Field(
+        default=None, description="Child size; none: measured for the device's window. Env CHUNK_SIZE_TOKENS."
+    )
+    child_overlap: Optional[int] = Field(
+        default=None, description="Child overlap; none: measured for the device's window. Env CHUNK_OVERLAP_TOKENS."
+    )
     summary_tokens: int = 50
-    max_tokens: int = Field(default=512, description="Cap on the string the phone embeds (256 for the SDK sample model).")
     min_chars: int = 50
-    document_prompt: str = Field(default="", description="Embedding prompt, e.g. 'title: {title} | text: '.")
     context_header: str = Field(
         default="title+section",
         description="Header embedded before each child and table summary: 'none', 'title' (the document's title) or "
         "'title+section' (title > section path > article; default, measured best).",
     )
-    context_max_tokens: int = Field(
-        default=ChunkPolicy.context_max_tokens, description="Bound on the context header, in tokens (measured: 60)."
+    context_max_tokens: Optional[int] = Field(
+        default=None, description="Bound on the context header, in tokens; none: measured for the device's window."
     )
 
     @classmethod
-    def from_policy(cls, policy: ChunkPolicy) -> ChunkPolicyResource:
-        values = dataclasses.asdict(policy)
-        return cls(**{name: values[name] for name in cls.model_fields})
+    def from_environment(cls) -> ChunkPolicyResource:
+        sizes = sizes_from_environment(os.environ)
+        return cls(child_tokens=sizes.get("child_tokens"), child_overlap=sizes.get("child_overlap"))
 
-    def policy(self, tokenizer: TokenizerResource) -> ChunkPolicy:
-        """The policy chunks are made with; its hash covers the tokenizer's identity, not just its name."""
-        return ChunkPolicy(tokenizer=tokenizer.identity(), **{name: getattr(self, name) for name in type(self).model_fields})
+    def policy(self, tokenizer: TokenizerResource, device: DeviceProfileResource) -> ChunkPolicy:
+        """The policy chunks are made with; its hash covers the device and the tokenizer's identity, not just its name."""
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        return ChunkPolicy.for_device(device.profile(), tokenizer=tokenizer.identity(), **fields)
 
 
 # Only variables named so can be sent as a key: a run config naming another variable (AWS_SECRET_ACCESS_KEY,
@@ -322,6 +374,7 @@ def stage_settings(
     extraction: ExtractionResource | None = None,
     tokenizer: TokenizerResource | None = None,
     chunk_policy: ChunkPolicyResource | None = None,
+    device: DeviceProfileResource | None = None,
     summarizer: SummarizerResource | None = None,
     gates: GatesResource | None = None,
 ) -> dict[str, Setting]:
@@ -329,8 +382,8 @@ def stage_settings(
     settings: dict[str, Setting] = {}
     if extraction is not None:
         settings[EXTRACTION] = extraction.setting()
-    if tokenizer is not None and chunk_policy is not None:
-        policy = chunk_policy.policy(tokenizer)
+    if tokenizer is not None and chunk_policy is not None and device is not None:
+        policy = chunk_policy.policy(tokenizer, device)
         settings[CHUNKING] = Setting(policy.chunker_version, json.loads(policy.canonical_json()))
     if summarizer is not None:
         settings[SUMMARIZER] = summarizer.setting()
@@ -346,6 +399,7 @@ class SettingResources:
     extraction: ExtractionResource
     tokenizer: TokenizerResource
     chunk_policy: ChunkPolicyResource
+    device: DeviceProfileResource
     summarizer: SummarizerResource
     gates: GatesResource
 
@@ -355,7 +409,8 @@ class SettingResources:
         return cls(
             extraction=ExtractionResource(),
             tokenizer=TokenizerResource(name=os.environ.get(TOKENIZER_ENV, DEFAULT_TOKENIZER)),
-            chunk_policy=ChunkPolicyResource.from_policy(policy_from_environment(os.environ)),
+            chunk_policy=ChunkPolicyResource.from_environment(),
+            device=DeviceProfileResource.from_environment(),
             summarizer=SummarizerResource(),
             gates=default_gates(),
         )
@@ -369,6 +424,7 @@ class SettingResources:
             extraction=self.extraction,
             tokenizer=self.tokenizer,
             chunk_policy=self.chunk_policy,
+            device=self.device,
             summarizer=self.summarizer,
             gates=self.gates,
         )

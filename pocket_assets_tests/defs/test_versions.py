@@ -18,6 +18,7 @@ from dagster import instance_for_test
 from pocket_assets.defs.cli_build import list_stale, run_build
 from pocket_assets.defs.resources import (
     CorpusPaths,
+    DeviceProfileResource,
     ExtractionResource,
     SettingResources,
     SummarizerResource,
@@ -75,10 +76,11 @@ def test_another_tokenizer_file_makes_every_pdf_stale(
     assert capsys.readouterr().out.startswith("2 of 2 PDF(s)")
 
 
-def test_chunk_size_from_the_environment_makes_every_pdf_stale(
-    built: CorpusPaths, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("variable", "value"), [("CHUNK_SIZE_TOKENS", "300"), ("EMBED_MAX_TOKENS", "256")])
+def test_chunk_size_or_window_from_the_environment_makes_every_pdf_stale(
+    built: CorpusPaths, monkeypatch: pytest.MonkeyPatch, variable: str, value: str
 ) -> None:
-    monkeypatch.setenv("CHUNK_SIZE_TOKENS", "300")
+    monkeypatch.setenv(variable, value)
     stale = _stale(built)
     assert sorted(stale) == KEYS and all(reason.startswith("parents built with") for reason in stale.values())
 
@@ -89,9 +91,11 @@ def test_chunk_size_from_the_environment_makes_every_pdf_stale(
         ({"extraction": ExtractionResource(ocr=False)}, "pages"),
         ({"extraction": ExtractionResource(detect_tables=False)}, "pages"),
         ({"summarizer": SummarizerResource(kind="llm", model="qwen")}, "table_summaries"),
+        ({"device": DeviceProfileResource(preset="embeddinggemma-256")}, "parents"),
+        ({"device": DeviceProfileResource(llm_context_tokens=4096)}, "parents"),
     ],
 )
-def test_extraction_and_summarizer_settings_mark_their_stage_and_after(
+def test_extraction_summarizer_and_device_settings_mark_their_stage_and_after(
     built: CorpusPaths, change: dict, first_stale_stage: str
 ) -> None:
     environment = SettingResources.from_environment()

@@ -1,8 +1,8 @@
 """Evaluation (on demand, off the export path): are answers easy to find in what the phone embeds?
 
 Both assets read the exported SDK files back (`retrieval.passages_from_export`), so they measure
-the strings the phone embeds (document prompt, context header, text, citation) and the page
-each line cites, not the chunk records behind them.
+the strings the phone embeds (the device's document prompt, context header, text, citation, cut to
+its embedder's window) and the page each line cites, not the chunk records behind them.
 """
 
 from pathlib import Path
@@ -25,19 +25,29 @@ from pocket_assets.core.evaluation.retrieval import (
     evaluate_bm25,
     evaluate_rankings,
     fuse_rankings,
+    k_values_for,
     load_gold,
+    metric_names,
     passages_from_export,
 )
 from pocket_assets.defs.assets.export import android_export
 from pocket_assets.defs.partitions import OWNERS
-from pocket_assets.defs.resources import ChunkPolicyResource, CorpusPaths, EvaluationResource, TokenizerResource
+from pocket_assets.defs.resources import (
+    ChunkPolicyResource,
+    CorpusPaths,
+    DeviceProfileResource,
+    EvaluationResource,
+    TokenizerResource,
+)
 
 
-def _exported_passages(paths: CorpusPaths, document_prompt: str) -> list[Passage]:
+def _exported_passages(
+    paths: CorpusPaths, device: DeviceProfileResource, tokenizer: TokenizerResource
+) -> list[Passage]:
     return [
         passage
         for corpus in paths.corpus_names
-        for passage in passages_from_export(paths.output_path, corpus, document_prompt)
+        for passage in passages_from_export(paths.output_path, corpus, device.profile(), tokenizer.counter())
     ]
 
 
@@ -54,10 +64,10 @@ def _store_path(paths: CorpusPaths) -> Path:
     "document prompt included), keyed by chunk_uid and text hash so a re-run embeds only what changed. Needs the [embed] extra.",
 )
 def child_embeddings(
-    paths: CorpusPaths, evaluation: EvaluationResource, chunk_policy: ChunkPolicyResource
+    paths: CorpusPaths, evaluation: EvaluationResource, device: DeviceProfileResource, tokenizer: TokenizerResource
 ) -> MaterializeResult:
     update = embed_passages(
-        _exported_passages(paths, chunk_policy.document_prompt),
+        _exported_passages(paths, device, tokenizer),
         evaluation.embedding_model,
         evaluation.expected_dim,
         _store_path(paths),
@@ -90,10 +100,11 @@ def retrieval_eval(
     evaluation: EvaluationResource,
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
+    device: DeviceProfileResource,
 ) -> MaterializeResult:
-    passages = _exported_passages(paths, chunk_policy.document_prompt)
+    passages = _exported_passages(paths, device, tokenizer)
     questions = load_gold(Path(evaluation.gold_path))
-    reports = [evaluate_bm25(passages, questions)]
+    reports = [evaluate_bm25(passages, questions, k_values_for(device.profile()))]
     if evaluation.dense:
         bm25 = bm25_rankings(passages, questions)
         dense = dense_rankings(
@@ -105,7 +116,7 @@ def retrieval_eval(
         ]
     for warning in reports[0].warnings:
         context.log.warning(warning)
-    policy = chunk_policy.policy(tokenizer)
+    policy = chunk_policy.policy(tokenizer, device)
     metadata: dict = {
         "questions": len(questions),
         "passages": len(passages),
@@ -116,7 +127,7 @@ def retrieval_eval(
     }
     for report in reports:
         metadata.update(
-            {f"{report.method}_{name}": float(value) for name, value in report.metrics.items() if name != "questions"}
+            {f"{report.method}_{name}": float(report.metrics[name]) for name in metric_names(device.profile())}
         )
     metadata["per_question"] = _per_question_table(reports[0])
     # context_header is metadata only: Dagster tag values may not hold '+'.

@@ -27,6 +27,7 @@ from dagster import (
     asset,
 )
 
+from pocket_assets.core.device import DeviceProfile
 from pocket_assets.core.export.corpus_files import (
     KEY_COLUMNS,
     CorpusExport,
@@ -38,7 +39,7 @@ from pocket_assets.core.export.corpus_files import (
 from pocket_assets.core.pdf import corpus_of
 from pocket_assets.core.quality.validation import corpus_frame_columns, corpus_ids_on_columns
 from pocket_assets.defs.partitions import OWNERS
-from pocket_assets.defs.resources import CorpusPaths, GatesResource
+from pocket_assets.defs.resources import CorpusPaths, DeviceProfileResource, GatesResource
 from pocket_assets.runstate.export_lock import export_lock
 from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence, known_sha256
 from pocket_assets.runstate.export_state import export_fingerprint, record_export
@@ -76,7 +77,9 @@ Columns = dict[str, list[Any]]  # column -> values, in the PDF's validated file'
     "latest chunks failed ships its last good ones (listed as stale) or is left out (listed); strict export "
     "(POCKET_ASSETS_EXPORT_STRICT) refuses instead. A PDF removed from the folder disappears.",
 )
-def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: GatesResource) -> MaterializeResult:
+def android_export(
+    context: AssetExecutionContext, paths: CorpusPaths, gates: GatesResource, device: DeviceProfileResource
+) -> MaterializeResult:
     store = paths.store()
     scan = paths.scan()
     fingerprint = export_fingerprint(store, scan.keys, paths.export_strict)
@@ -112,7 +115,9 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
         for corpus in paths.corpus_names:
             keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]
             notes = {"duplicates": [{"pdf": key, "duplicate_of": duplicates[key]} for key in keys if key in duplicates]}
-            export = _write_corpus(paths, gates, corpus, keys, generated, columns_by_key, stale, left_out, notes)
+            export = _write_corpus(
+                paths, gates, corpus, keys, generated, columns_by_key, stale, left_out, notes, device.profile()
+            )
             _note_neutralised(export.neutralised, columns_by_key, warnings)
             metadata.update(_corpus_metadata(export))
         record_export(paths.output_path, fingerprint, run_id)
@@ -166,13 +171,15 @@ def _write_corpus(
     stale: dict[str, str],
     left_out: dict[str, str],
     duplicates: dict[str, list[dict[str, str]]],
+    device: DeviceProfile,
 ) -> CorpusExport:
     """Write one corpus, one PDF's chunks at a time; a chunk the export refuses (e.g. invalid against
     the HEPilot schema, which is not a per-PDF gate) leaves its PDF out, named, and the corpus is
     written again without it.
 
     Nothing is replaced until every chunk is valid, so a retry starts from the same previous export.
-    Strict export refuses instead.
+    Strict export refuses instead. Lines too long for the device's LLM refuse the corpus (an ExportError
+    naming no chunk): no PDF is to blame, a setting is.
     """
     store = paths.store()
     while True:
@@ -189,6 +196,7 @@ def _write_corpus(
                 generated,
                 gates.expectations_path,
                 notes=notes,
+                device=device,
             )
         except ExportError as error:
             culprit = next((k for k in parts.keys if error.chunk_id in parts.keys[k]["id"]), None)

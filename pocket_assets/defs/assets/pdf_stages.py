@@ -20,6 +20,7 @@ from pocket_assets.defs.pdf_pool import build_in_pool
 from pocket_assets.defs.resources import (
     ChunkPolicyResource,
     CorpusPaths,
+    DeviceProfileResource,
     ExtractionResource,
     GatesResource,
     SettingResources,
@@ -73,8 +74,9 @@ def stage_specs() -> list[AssetSpec]:
             group_name="chunking",
             kinds={"parquet"},
             code_version=versions[CHILDREN],
-            description="~450-token child chunks (15% overlap) inside their parent, for embedding and search; the string "
-            "the phone embeds (prompt + context header + text + citation) never exceeds the cap.",
+            description="~450-token child chunks (15% overlap; as large as the phone's embedder window allows) inside "
+            "their parent, for embedding and search; what the phone's embedder reads (its prompt + context header + "
+            "text + citation + its special tokens) never exceeds the device profile's window.",
         ),
         stage_spec(
             TABLE_SUMMARIES,
@@ -108,13 +110,14 @@ def pdf_stages(
     extraction: ExtractionResource,
     tokenizer: TokenizerResource,
     chunk_policy: ChunkPolicyResource,
+    device: DeviceProfileResource,
     summarizer: SummarizerResource,
     gates: GatesResource,
     workers: WorkersResource,
 ) -> Iterator[AssetCheckResult]:
     stages = tuple(stage for stage in STAGES if AssetKey(stage.name) in context.selected_asset_keys)
-    settings = SettingResources(extraction, tokenizer, chunk_policy, summarizer, gates)
-    policy = chunk_policy.policy(tokenizer)
+    settings = SettingResources(extraction, tokenizer, chunk_policy, device, summarizer, gates)
+    policy = chunk_policy.policy(tokenizer, device)
     store = paths.store()
     plan = BuildPlan(
         store=store,
