@@ -15,13 +15,15 @@ from importlib import import_module
 from typing import Any
 
 _PUBLIC: dict[str, str] = {
-    # records and policy
+    # records, policy and the phone they are for
     "PdfIdentity": "records",
     "PageRecord": "records",
     "ChunkRecord": "records",
     "Block": "records",
     "TableCells": "records",
     "ChunkPolicy": "policy",
+    "DeviceProfile": "device",
+    "device_profile": "device",
     "PdfError": "errors",
     # reading PDFs
     "inspect_pdf": "pdf",
