@@ -1,28 +1,37 @@
-"""Retrieval on what the phone embeds, for every context header setting, on both gold sets.
+"""Retrieval as the phone retrieves: each device preset's lines, read through the embedder's window, on both gold sets.
 
-For each gold set and each `context_header` (none, title, title+section), the corpus is built
-the way the assets build it, through the core library: inspect_pdf, extract_pages (once per PDF,
-shared by the settings), chunk_document, summarize_tables (extractive), validate_partition (a PDF
-that fails a gate is left out, as the export does) and write_corpus_exports; then the SDK files
-are read back (passages_from_export) and ranked for the gold questions. A hit is a line citing an
-expected page of an expected document. BM25 always, with the evaluation's tokenizer (`bm25`:
-Snowball stems, accents folded) and with bm25s's default one (`bm25-plain`: `\w\w+`, no stemming,
-a check that a setting's gain is not the stemmer's); dense (the small offline model of the
-[embed] extra) and hybrid (RRF of both) with --dense.
+For each gold set and each build (`main`: the lines main exported before issue 34, children 450/68,
+header <=60, 512 tokens without the embedder's prompt or special tokens; `embeddinggemma-N`: the
+lines built for that device preset, with its sizes or those given), the corpus is built the way the
+assets build it, through the core library: inspect_pdf, extract_pages (once per PDF, shared by the
+builds), chunk_document, summarize_tables (extractive), validate_partition (a PDF that fails a gate
+is left out, as the export does; its window gate proves every line fits) and write_corpus_exports.
+The SDK files are then read back (passages_from_export) as the phone's embedder reads them:
+EmbeddingGemma's document prompt in front, cut to the window with the Gemma 3 tokenizer (special
+tokens counted), for each window asked (`whole`: no cut), and ranked for the gold questions. A hit
+is a line citing an expected page of an expected document. hit@3 (the lines the phone hands its
+LLM) comes first, then hit@1/5/10 and MRR@10. BM25 always (`bm25`: the evaluation's Snowball
+reading; `--plain` adds bm25s's default one), dense (the small offline model of the [embed] extra,
+a stand-in for EmbeddingGemma that itself reads at most 256 word pieces) and hybrid (RRF of both)
+with --dense. A second table gives each build's lines in the phone's tokens (prompt and special
+tokens included).
 
 Gold sets: data/gold/sample_gold.jsonl over the sample corpus data/raw, and
 data/gold/regs_gold.jsonl over ../shared/corpus-regs (its fr/ copied into a temp raw folder).
 
-    .venv/bin/python benchmarks/bench_retrieval.py
-    .venv/bin/python benchmarks/bench_retrieval.py --dense --json /tmp/retrieval.json
-    .venv/bin/python benchmarks/bench_retrieval.py --context-max-tokens 40 60 80
+    .venv/bin/python benchmarks/bench_retrieval.py --dense              # every preset and main, 3 windows
+    .venv/bin/python benchmarks/bench_retrieval.py --builds embeddinggemma-256 --windows 256 \\
+        --child-tokens 120 160 200 --child-overlap 0 24 --context-max-tokens 30 45 60   # a sweep, BM25
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import itertools
 import json
 import shutil
+import statistics
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -32,15 +41,18 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))  # the checkout's package, not an installed one
 
 from pocket_assets.core.chunking.chunker import chunk_document  # noqa: E402
+from pocket_assets.core.device import DEFAULT_PRESET, PRESETS, DeviceProfile  # noqa: E402
 from pocket_assets.core.evaluation.retrieval import (  # noqa: E402
-    BM25_TOKENIZERS,
     GoldQuestion,
+    Passage,
     RetrievalReport,
     bm25_rankings,
     evaluate_bm25,
     evaluate_rankings,
     fuse_rankings,
+    k_values_for,
     load_gold,
+    metric_names,
     passages_from_export,
 )
 from pocket_assets.core.export.corpus_files import write_corpus_exports  # noqa: E402
@@ -54,7 +66,14 @@ from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer  # noqa: E
 
 EXPECTATIONS = REPO_ROOT / "pocket_assets" / "expectations"
 GENERATED = "2026-01-01T00:00:00Z"
-METRICS = ("hit@1", "hit@5", "hit@10", "mrr")
+MAIN = "main"
+WHOLE = "whole"
+# The phone that reads the lines: EmbeddingGemma's prompt and special tokens, top-k 3; the window varies.
+PHONE = PRESETS[DEFAULT_PRESET]
+METRICS = metric_names(PHONE)
+# What main built before issue 34: a 512-token cap on the line alone, no prompt, no special tokens.
+MAIN_DEVICE = DeviceProfile(embed_max_tokens=512, document_prompt="", special_tokens=0)
+MAIN_SIZES = {"child_tokens": 450, "child_overlap": 68, "context_max_tokens": 60}
 
 
 @dataclass(frozen=True)
@@ -64,8 +83,42 @@ class GoldSet:
     gold_path: Path
 
 
+@dataclass(frozen=True)
+class Build:
+    label: str
+    policy: ChunkPolicy
+
+
 def extract_corpus(raw_dir: Path) -> list[tuple[PdfIdentity, tuple[PageRecord, ...]]]:
     return [(inspect_pdf(raw_dir / key, key), tuple(extract_pages(raw_dir / key))) for key in discover_pdfs(raw_dir)]
+
+
+def builds_for(
+    names: list[str],
+    child: list[int | None],
+    overlap: list[int | None],
+    header: list[int | None],
+    settings: list[str],
+) -> list[Build]:
+    """`main` once; every preset with each combination of the sizes given (None: the preset's own)."""
+    builds = []
+    for name in names:
+        for setting in settings:
+            if name == MAIN:
+                policy = ChunkPolicy(device=MAIN_DEVICE, context_header=setting, **MAIN_SIZES)
+                builds.append(Build(f"{MAIN} 450/68/60 ({setting})", policy))
+                continue
+            for child_tokens, child_overlap, context_max_tokens in itertools.product(child, overlap, header):
+                policy = ChunkPolicy.for_device(
+                    PRESETS[name],
+                    child_tokens=child_tokens,
+                    child_overlap=child_overlap,
+                    context_max_tokens=context_max_tokens,
+                    context_header=setting,
+                )
+                sizes = f"{policy.child_tokens}/{policy.child_overlap}/{policy.context_max_tokens}"
+                builds.append(Build(f"{name} {sizes} ({setting})", policy))
+    return builds
 
 
 def build_export(
@@ -74,8 +127,9 @@ def build_export(
     counter: TokenCounter,
     gates: Gates,
     out_dir: Path,
-) -> list[str]:
-    """The assets' chunking, gates and export for one policy; returns the PDFs a gate left out."""
+) -> tuple[list[str], list[int]]:
+    """The assets' chunking, gates and export for one policy; the PDFs a gate left out, and every exported
+    line's tokens as the phone's embedder counts them (`embedded_tokens` under the phone's prompt)."""
     summarizer = ExtractiveSummarizer(counter, target_tokens=policy.summary_tokens)
     validated: list[ChunkRecord] = []
     failed = []
@@ -90,13 +144,28 @@ def build_export(
         else:
             failed.append(identity.partition_key)
     for corpus in CORPORA:
-        write_corpus_exports(corpus, [c for c in validated if c.corpus == corpus], out_dir, GENERATED, EXPECTATIONS)
-    return failed
+        write_corpus_exports(
+            corpus, [c for c in validated if c.corpus == corpus], out_dir, GENERATED, EXPECTATIONS, device=policy.device
+        )
+    whole = [passage for corpus in CORPORA for passage in passages_from_export(out_dir, corpus, PHONE)]
+    return failed, [count + PHONE.special_tokens for count in counter.count_batch([p.text for p in whole])]
 
 
-def evaluate(out_dir: Path, questions: tuple[GoldQuestion, ...], dense: bool) -> list[RetrievalReport]:
-    passages = [passage for corpus in CORPORA for passage in passages_from_export(out_dir, corpus)]
-    reports = [evaluate_bm25(passages, questions, tokenizer=name) for name in BM25_TOKENIZERS]
+def read_through(out_dir: Path, window: str, counter: TokenCounter) -> list[Passage]:
+    """The exported lines as the phone's embedder of this window reads them (`whole`: not cut)."""
+    if window == WHOLE:
+        return [passage for corpus in CORPORA for passage in passages_from_export(out_dir, corpus, PHONE)]
+    device = dataclasses.replace(PHONE, embed_max_tokens=int(window))
+    return [passage for corpus in CORPORA for passage in passages_from_export(out_dir, corpus, device, counter)]
+
+
+def evaluate(
+    passages: list[Passage], questions: tuple[GoldQuestion, ...], dense: bool, plain: bool, store: Path
+) -> list[RetrievalReport]:
+    k_values = k_values_for(PHONE)
+    reports = [evaluate_bm25(passages, questions, k_values)]
+    if plain:
+        reports.append(evaluate_bm25(passages, questions, k_values, tokenizer="plain"))
     if dense:
         from pocket_assets.core.evaluation.embeddings import (
             DEFAULT_EMBEDDING_MODEL,
@@ -105,67 +174,81 @@ def evaluate(out_dir: Path, questions: tuple[GoldQuestion, ...], dense: bool) ->
             embed_passages,
         )
 
-        store = out_dir / "embeddings.parquet"
         embed_passages(passages, DEFAULT_EMBEDDING_MODEL, DEFAULT_MODEL_DIM, store)
         vectors = dense_rankings(passages, questions, store, DEFAULT_EMBEDDING_MODEL)
         reports += [
-            evaluate_rankings(vectors, questions, reports[0].k_values, method="dense"),
+            evaluate_rankings(vectors, questions, k_values, method="dense"),
             evaluate_rankings(
-                fuse_rankings([bm25_rankings(passages, questions), vectors]), questions, reports[0].k_values, "hybrid"
+                fuse_rankings([bm25_rankings(passages, questions), vectors]), questions, k_values, method="hybrid"
             ),
         ]
     return reports
 
 
 def run(
-    gold_sets: list[GoldSet], settings: tuple[str, ...], bounds: tuple[int, ...], dense: bool, work: Path
-) -> list[dict]:
-    """One row per gold set, setting, header bound (`none` once), method and corpus."""
+    gold_sets: list[GoldSet], builds: list[Build], windows: list[str], dense: bool, plain: bool, work: Path
+) -> tuple[list[dict], list[dict]]:
+    """One row per gold set, build, window, method and corpus; one line-statistics row per gold set and build."""
     counter = load_tokenizer()
     gates = load_gates(EXPECTATIONS)
-    policies = [
-        ChunkPolicy(context_header=setting, context_max_tokens=bound)
-        for setting in settings
-        for bound in (bounds[:1] if setting == "none" else bounds)
-    ]
-    rows = []
+    rows, line_rows = [], []
     for gold_set in gold_sets:
         questions = load_gold(gold_set.gold_path)
         documents = extract_corpus(gold_set.raw_dir)
-        for policy in policies:
-            setting = policy.context_header
-            if setting != "none":
-                setting += f" ≤{policy.context_max_tokens}"
-            out_dir = work / gold_set.name / f"{policy.context_header.replace('+', '_')}_{policy.context_max_tokens}"
-            failed = build_export(documents, policy, counter, gates, out_dir)
-            for report in evaluate(out_dir, questions, dense):
-                for warning in report.warnings if report.method == "bm25" else ():
-                    print(f"  warning ({gold_set.name}, {setting}): {warning}", file=sys.stderr)
-                per_corpus = sorted(report.corpus_metrics.items())
-                for corpus, metrics in per_corpus + ([("all", report.metrics)] if len(per_corpus) > 1 else []):
-                    rows.append(
-                        {
-                            "gold": gold_set.name,
-                            "setting": setting,
-                            "method": report.method,
-                            "corpus": corpus,
-                            "questions": int(metrics["questions"]),
-                            **{name: round(metrics[name], 3) for name in METRICS},
-                            "pdfs_failed": failed,
-                        }
-                    )
-    return rows
+        for number, build in enumerate(builds):
+            out_dir = work / gold_set.name / str(number)
+            failed, tokens = build_export(documents, build.policy, counter, gates, out_dir)
+            print(f"{gold_set.name}: {build.label}: {len(tokens)} lines", file=sys.stderr)
+            line_rows.append(
+                {
+                    "gold": gold_set.name,
+                    "build": build.label,
+                    "lines": len(tokens),
+                    "median": statistics.median(tokens),
+                    "p95": sorted(tokens)[int(0.95 * (len(tokens) - 1))],
+                    "max": max(tokens),
+                    "over_256": round(sum(count > 256 for count in tokens) / len(tokens), 3),
+                    "over_512": round(sum(count > 512 for count in tokens) / len(tokens), 3),
+                }
+            )
+            for window in windows:
+                passages = read_through(out_dir, window, counter)
+                store = out_dir / f"embeddings_{window}.parquet"
+                for report in evaluate(passages, questions, dense, plain, store):
+                    per_corpus = sorted(report.corpus_metrics.items())
+                    for corpus, metrics in per_corpus + ([("all", report.metrics)] if len(per_corpus) > 1 else []):
+                        rows.append(
+                            {
+                                "gold": gold_set.name,
+                                "build": build.label,
+                                "window": window,
+                                "method": report.method,
+                                "corpus": corpus,
+                                "questions": int(metrics["questions"]),
+                                **{name: round(metrics[name], 3) for name in METRICS},
+                                "pdfs_failed": failed,
+                            }
+                        )
+    return rows, line_rows
 
 
-def print_table(rows: list[dict]) -> None:
-    header = f"| gold | corpus | method | context_header | questions | {' | '.join(METRICS)} |"
+def print_tables(rows: list[dict], line_rows: list[dict]) -> None:
+    header = f"| gold | corpus | method | build (child/overlap/header) | window | {' | '.join(METRICS)} |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     methods = list(dict.fromkeys(row["method"] for row in rows))
     golds = list(dict.fromkeys(row["gold"] for row in rows))
     for row in sorted(rows, key=lambda row: (golds.index(row["gold"]), methods.index(row["method"]))):
         values = " | ".join(f"{row[name]:.3f}" for name in METRICS)
-        print(f"| {row['gold']} | {row['corpus']} | {row['method']} | {row['setting']} | {row['questions']} | {values} |")
+        print(f"| {row['gold']} | {row['corpus']} | {row['method']} | {row['build']} | {row['window']} | {values} |")
+    print("\nLines as the phone's embedder counts them (EmbeddingGemma's prompt and special tokens included):\n")
+    print("| gold | build | lines | median | p95 | max | > 256 | > 512 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for row in line_rows:
+        print(
+            f"| {row['gold']} | {row['build']} | {row['lines']} | {row['median']:g} | {row['p95']} | {row['max']} "
+            f"| {row['over_256']:.0%} | {row['over_512']:.0%} |"
+        )
     failed = sorted({key for row in rows for key in row["pdfs_failed"]})
     if failed:
         print(f"\nPDFs left out by a gate: {failed}")
@@ -177,15 +260,25 @@ def main() -> None:
     parser.add_argument("--sample-gold", type=Path, default=REPO_ROOT / "data" / "gold" / "sample_gold.jsonl")
     parser.add_argument("--corpus", type=Path, default=REPO_ROOT.parent / "shared" / "corpus-regs")
     parser.add_argument("--regs-gold", type=Path, default=REPO_ROOT / "data" / "gold" / "regs_gold.jsonl")
-    parser.add_argument("--settings", nargs="+", choices=CONTEXT_HEADERS, default=list(CONTEXT_HEADERS))
+    parser.add_argument("--builds", nargs="+", choices=[MAIN, *PRESETS], default=[MAIN, *PRESETS])
+    parser.add_argument("--windows", nargs="+", default=["256", "512", WHOLE], help="embedder windows, or 'whole'")
+    parser.add_argument("--child-tokens", type=int, nargs="+", default=[None], help="child targets (default: preset's)")
     parser.add_argument(
-        "--context-max-tokens", type=int, nargs="+", default=[ChunkPolicy.context_max_tokens],
-        help="header bounds to compare (default: the policy's)",
+        "--child-overlap", type=int, nargs="+", default=[None], help="child overlaps (default: preset's)"
     )
+    parser.add_argument(
+        "--context-max-tokens", type=int, nargs="+", default=[None], help="header bounds (default: preset's)"
+    )
+    parser.add_argument("--settings", nargs="+", choices=CONTEXT_HEADERS, default=[ChunkPolicy.context_header])
     parser.add_argument("--dense", action="store_true", help="also dense and hybrid (needs the [embed] extra)")
+    parser.add_argument("--plain", action="store_true", help="also BM25 with bm25s's default tokenizer")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args()
+    for window in args.windows:
+        if window != WHOLE and not window.isdigit():
+            parser.error(f"a window is a number of tokens or '{WHOLE}', got {window!r}")
 
+    builds = builds_for(args.builds, args.child_tokens, args.child_overlap, args.context_max_tokens, args.settings)
     with tempfile.TemporaryDirectory(prefix="bench_retrieval_") as temp:
         work = Path(temp)
         gold_sets = [GoldSet("sample", args.sample_raw, args.sample_gold)]
@@ -195,10 +288,10 @@ def main() -> None:
             gold_sets.append(GoldSet("regs", regs_raw, args.regs_gold))
         else:
             print(f"skipping the regs gold set: {args.regs_gold} or {args.corpus / 'fr'} is missing", file=sys.stderr)
-        rows = run(gold_sets, tuple(args.settings), tuple(args.context_max_tokens), args.dense, work)
-    print_table(rows)
+        rows, line_rows = run(gold_sets, builds, args.windows, args.dense, args.plain, work)
+    print_tables(rows, line_rows)
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps({"rows": rows, "lines": line_rows}, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
