@@ -1,0 +1,204 @@
+"""What a build costs when little or nothing changed (issue 31): full, no-op and one-changed-PDF builds.
+
+For each corpus size, copies of `../shared/corpus` + `../shared/corpus-regs` (17 PDFs, 504 pages a copy)
+under distinct names (`name_c00.pdf`, `name_c01.pdf`, ...), built by the real command
+(`pocket-assets build --raw-dir ... --output-dir ...`, a fresh DAGSTER_HOME and output folder per size):
+
+- full: the first build of the folder;
+- no-op: the same command again, nothing changed (it must start no run);
+- one changed PDF: another PDF's bytes copied over one PDF (`CHANGED_TARGET` <- `CHANGED_SOURCE`, both
+  from the copy `_c00`), then the same command.
+
+Each row gives wall and CPU seconds (user + sys of the whole process tree, from wait4), the peak PSS of the
+process tree (sampled every 0.2 s by `bench_build`'s sampler, pages shared after fork counted once) and how it
+splits between the command's process and its workers at that peak, and the bytes the tree wrote
+(`ru_oublock` * 512 from wait4: write_bytes of every process of the tree, workers included once reaped),
+beside the runs the command started and the 1-minute load average when it started.
+
+    .venv/bin/python benchmarks/bench_incremental.py                        # 1k, 5k and 20k pages
+    .venv/bin/python benchmarks/bench_incremental.py --sizes 1k --verify    # also: one-changed = full build's files
+    .venv/bin/python benchmarks/bench_incremental.py --command /other/checkout/.venv/bin/pocket-assets  # before
+
+`--verify` builds the changed folder again from scratch and compares the export files byte for byte with
+the one-changed build's (the corpus JSON's `generated` stamp aside).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_build import (  # noqa: E402 - the sibling benchmark's sampler and corpus copier
+    DEFAULT_CORPUS,
+    DEFAULT_REGS,
+    MIB,
+    REPO_ROOT,
+    SAMPLE_SECONDS,
+    _tree_pids,
+    copy_corpus,
+    differing_outputs,
+)
+
+COPIES = {"1k": 2, "5k": 10, "20k": 40}  # 504 pages a copy: 1,008, 5,040 and 20,160 pages
+CHANGED_TARGET = "fr/04_reglement-disciplinaire-type-2004_c00.pdf"  # 4 pages
+CHANGED_SOURCE = "fr/03_reglement-disciplinaire-type-2002_c00.pdf"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One build command: what it cost and what it did."""
+
+    build: str
+    wall: float
+    cpu: float
+    peak_mib: float
+    peak_split: dict[str, float]  # MiB per process role at the tree's peak
+    written_mib: float
+    runs: int
+    load: float
+    returncode: int
+    output: str = field(repr=False)
+
+
+def _pss_by_process(root: int) -> dict[int, int]:
+    """PSS (bytes) of each process of the tree."""
+    sizes = {}
+    for pid in _tree_pids(root):
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as rollup:
+                for line in rollup:
+                    if line.startswith("Pss:"):
+                        sizes[pid] = int(line.split()[1]) * 1024
+                        break
+        except OSError:
+            pass
+    return sizes
+
+
+def run_build(command: str, raw: Path, out: Path, home: Path, label: str) -> Row:
+    """The build command to its end, its tree sampled; rusage (CPU, blocks written) from wait4."""
+    env = {**os.environ, "DAGSTER_HOME": str(home)}
+    argv = [command, "build", "--raw-dir", str(raw), "--output-dir", str(out)]
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    peak: list[dict[int, int]] = [{}]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(SAMPLE_SECONDS):
+            sizes = _pss_by_process(process.pid)
+            if sum(sizes.values()) > sum(peak[0].values()):
+                peak[0] = sizes
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output: list[bytes] = []
+    reader = threading.Thread(target=lambda: output.append(process.stdout.read()), daemon=True)
+    reader.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    reader.join()
+    text = b"".join(output).decode("utf-8", "replace")
+    returncode = os.waitstatus_to_exitcode(status)
+    if returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} crashed ({returncode}):\n{text[-4000:]}")
+    split = {"command": 0.0, "workers": 0.0}
+    for pid, size in peak[0].items():
+        split["command" if pid == process.pid else "workers"] += size / MIB
+    row = Row(
+        build=label,
+        wall=wall,
+        cpu=usage.ru_utime + usage.ru_stime,
+        peak_mib=sum(peak[0].values()) / MIB,
+        peak_split=split,
+        written_mib=usage.ru_oublock * 512 / MIB,
+        runs=len(re.findall(r"^run \S+ (?:succeeded|FAILED)", text, flags=re.MULTILINE)),
+        load=load,
+        returncode=returncode,
+        output=text,
+    )
+    print(
+        f"    {label}: {row.wall:.1f} s wall (load {load:.1f}), {row.cpu:.1f} s cpu, {row.peak_mib:.0f} MiB "
+        f"(command {split['command']:.0f}, workers {split['workers']:.0f}), {row.written_mib:.0f} MiB written, "
+        f"{row.runs} run(s), exit {returncode}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return row
+
+
+def corpus_of_size(work: Path, size: str) -> Path:
+    raw = work / f"raw-{size}"
+    shutil.rmtree(raw, ignore_errors=True)
+    for copy in range(COPIES[size]):
+        copy_corpus(DEFAULT_CORPUS, raw, f"_c{copy:02d}")
+        copy_corpus(DEFAULT_REGS, raw, f"_c{copy:02d}")
+    return raw
+
+
+def measure_size(command: str, work: Path, size: str, verify: bool) -> list[Row]:
+    raw = corpus_of_size(work, size)
+    pdfs = len(list(raw.rglob("*.pdf")))
+    print(f"  {size}: {pdfs} PDFs, {COPIES[size] * 504} pages", file=sys.stderr, flush=True)
+    out, home = work / f"out-{size}", work / f"home-{size}"
+    for folder in (out, home):
+        shutil.rmtree(folder, ignore_errors=True)
+    home.mkdir(parents=True)
+    rows = [run_build(command, raw, out, home, "full"), run_build(command, raw, out, home, "no-op")]
+    shutil.copyfile(raw / CHANGED_SOURCE, raw / CHANGED_TARGET)
+    rows.append(run_build(command, raw, out, home, "one changed PDF"))
+    if verify:
+        fresh_out, fresh_home = work / f"out-{size}-fresh", work / f"home-{size}-fresh"
+        shutil.rmtree(fresh_out, ignore_errors=True)
+        shutil.rmtree(fresh_home, ignore_errors=True)
+        fresh_home.mkdir(parents=True)
+        run_build(command, raw, fresh_out, fresh_home, "full build of the changed folder (--verify)")
+        exports = [name for name in differing_outputs(out, fresh_out) if not name.endswith(".parquet")]
+        differing = [name for name in exports if not name.startswith("id_redirects_")]
+        print(f"    --verify: export files differing from a full build's: {differing or 'none'}", file=sys.stderr)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", choices=sorted(COPIES), default=["1k", "5k", "20k"])
+    parser.add_argument("--command", default=str(REPO_ROOT / ".venv" / "bin" / "pocket-assets"), help="the build command")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/bench-incremental"), help="corpora and outputs (deleted after)")
+    parser.add_argument("--verify", action="store_true", help="compare the one-changed build's exports with a full build's")
+    parser.add_argument("--keep", action="store_true", help="keep the corpora and outputs")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    table = []
+    try:
+        for size in args.sizes:
+            table += [(size, row) for row in measure_size(args.command, args.work, size, args.verify)]
+    finally:
+        if not args.keep:
+            shutil.rmtree(args.work, ignore_errors=True)
+    print(f"`{args.command}`, {os.cpu_count()} cores shared")
+    print()
+    print("| pages | build | wall s (load) | cpu s | peak tree PSS MiB (command + workers) | written MiB | runs |")
+    print("|---|---|---|---|---|---|---|")
+    for size, row in table:
+        split = row.peak_split
+        print(
+            f"| {COPIES[size] * 504:,} | {row.build} | {row.wall:.1f} ({row.load:.1f}) | {row.cpu:.1f} | "
+            f"{row.peak_mib:.0f} ({split['command']:.0f} + {split['workers']:.0f}) | {row.written_mib:.0f} | {row.runs} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
