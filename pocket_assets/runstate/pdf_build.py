@@ -11,7 +11,7 @@ be summarized) is one sentence; anything else is a crash and carries its traceba
 The Great Expectations suite costs ~0.2 s a validation whatever its size, so the gates
 run in two halves: the schema and coverage gates with the PDF's build (`judge`), the
 suite in the run's process over a batch of PDFs (`SuiteBatches`), which then writes each
-PDF's `validated_chunks` or records its findings.
+PDF's `validated_chunks` and its export piece (`runstate.export_pieces`), or records its findings.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ from pocket_assets.core.records import (
 from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tables.summaries import Summarizer, has_table_blocks, summarize_tables
 from pocket_assets.core.tokenizer import TokenCounter
+from pocket_assets.runstate.export_pieces import write_export_piece
 from pocket_assets.runstate.output_folder import inside
 from pocket_assets.runstate.page_records import read_pages
 from pocket_assets.runstate.pdf_notes import pages_without_text, text_warning
@@ -116,6 +117,7 @@ class BuildPlan:
     summary_cache: Path | None  # an LLM's summaries are cached there; None: no cache
     chunk_schema: Validator
     reports_dir: Path
+    export_schemas: Path  # the chunk and HEPilot schemas a PDF's export piece is validated against
 
 
 @dataclass(frozen=True)
@@ -412,6 +414,7 @@ class SuiteBatches:
             result = StageResult(VALIDATED_CHUNKS, STATUS_FAILED, reason, {**metadata, "gate_failures": len(findings)})
         else:
             result = _store(plan, VALIDATED_CHUNKS, key, StageOutput(chunk_table(plan.store, key), metadata, extra))
+            write_export_piece(plan.store, key, plan.export_schemas)  # what the export copies (issue 31)
         return PdfOutcome(key, (result,), round(time.perf_counter() - started, 3))
 
 

@@ -1,0 +1,135 @@
+"""The previous corpus JSON as the redirects read it: every chunk's id, text hash and group, texts on demand.
+
+The redirects need the id, hash and (source, chunk_type) of every chunk the last export held, and the
+whole record only of those whose id no longer names the same text (a changed or re-chunked PDF). A
+corpus JSON of 20k pages is ~150 MB: `json.load` of it costs ~2 s of CPU and several hundred MiB, for
+records the export mostly never looks at again (issue 31). So the file is scanned in blocks: each record's
+place in the file and those four fields are kept, and a record is parsed whole only when asked for.
+
+The scan reads the layout the export writes (`json.dumps(document, indent=2)`, which `indented_json`
+reproduces): the metadata first, then one record per `    {` ... `    }` block, each field on its own
+line six spaces in. A file laid out otherwise (written by hand, or damaged) is read with `json.loads`,
+so it is judged exactly as before: not JSON, or without a `chunks` list, it is an error, never "no
+previous export" (treating it as absent would silently drop every redirect).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from pocket_assets.core.export.redirects import PreviousChunks
+
+_HEAD = b'{\n  "metadata": '
+_CHUNKS = b',\n  "chunks": ['
+_RECORD = re.compile(rb"\n    \{\n(.*?)\n    \}(,?)", re.DOTALL)
+_FIELD = re.compile(rb'^      "(id|hash|source|chunk_type)": ("(?:[^"\\]|\\.)*")', re.MULTILINE)
+_BLOCK_BYTES = 8 << 20
+
+
+class NotACorpusFile(ValueError):
+    """The previous corpus JSON is there but is not one (not JSON, or no `chunks` list)."""
+
+
+class NotLaidOut(ValueError):
+    """The file is not in the export's own layout (the scan hands it to `json.loads`)."""
+
+
+def read_previous_export(path: Path) -> tuple[dict[str, Any], PreviousChunks] | None:
+    """The previous export's metadata and chunks, or None if there is none.
+
+    Raises NotACorpusFile (not JSON, or no `chunks` list) for a file that is there but is no corpus JSON,
+    and KeyError or TypeError for a record without a usable id, source, chunk_type or text.
+    """
+    if not path.exists():
+        return None
+    try:
+        return _scan(path)
+    except NotLaidOut:
+        return _parsed(path)
+
+
+def _parsed(path: Path) -> tuple[dict[str, Any], PreviousChunks]:
+    """Any JSON layout, held whole (a file the export did not write)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise NotACorpusFile(f"{path}: previous export is not valid JSON ({error})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("chunks"), list):
+        raise NotACorpusFile(f'{path}: previous export has no "chunks" list')
+    metadata = document.get("metadata")
+    return (metadata if isinstance(metadata, dict) else {}), PreviousChunks.of(document["chunks"])
+
+
+def _scan(path: Path) -> tuple[dict[str, Any], PreviousChunks]:
+    """The export's own layout, one block of records at a time; NotLaidOut at the first surprise."""
+    ids: list[str] = []
+    hashes: list[str] = []
+    groups: list[tuple[str, str]] = []
+    spans: list[tuple[int, int]] = []
+    with path.open("rb") as handle:
+        head = handle.read(_BLOCK_BYTES)
+        if not head.startswith(_HEAD):
+            raise NotLaidOut(path)
+        cut = head.find(_CHUNKS)
+        if cut < 0:
+            raise NotLaidOut(path)
+        metadata = _loads(head[len(_HEAD) : cut])
+        if not isinstance(metadata, dict):
+            raise NotLaidOut(path)
+        offset = cut + len(_CHUNKS)  # where `buffer` starts in the file
+        buffer = head[offset:]
+        ended = False
+        while True:
+            more = handle.read(_BLOCK_BYTES)
+            used = 0
+            for match in _RECORD.finditer(buffer):
+                if match.start() != used:
+                    raise NotLaidOut(path)
+                body = match.group(1)
+                fields = {name.decode(): _loads(value) for name, value in _FIELD.findall(body)}
+                if len(fields) < 4:
+                    fields = _row_fields(_loads(b"{" + body + b"}"))
+                ids.append(fields["id"])
+                hashes.append(fields["hash"])
+                groups.append((fields["source"], fields["chunk_type"]))
+                spans.append((offset + match.start(1), offset + match.end(1)))
+                used = match.end()
+                if not match.group(2):  # the last record: no comma after it
+                    ended = True
+                    break
+            offset += used
+            buffer = buffer[used:] + more
+            if ended or not more:
+                break
+        tail = buffer + handle.read()
+    if ids and not ended or tail.rstrip(b"\n") != (b"\n  ]\n}" if ids else b"]\n}"):
+        raise NotLaidOut(path)
+    return metadata, PreviousChunks(ids, hashes, groups, lambda positions: _records(path, spans, positions))
+
+
+def _row_fields(row: Any) -> dict[str, Any]:
+    """The four fields of a record lacking some on their own lines (an older export without `hash`)."""
+    if not isinstance(row, dict):
+        raise NotLaidOut("a record that is not an object")
+    return PreviousChunks.fields(row)
+
+
+def _records(path: Path, spans: Sequence[tuple[int, int]], positions: Sequence[int]) -> list[Mapping[str, Any]]:
+    """The whole records at these positions, read again from the file."""
+    rows = []
+    with path.open("rb") as handle:
+        for position in positions:
+            start, end = spans[position]
+            handle.seek(start)
+            rows.append(json.loads(b"{" + handle.read(end - start) + b"}"))
+    return rows
+
+
+def _loads(text: bytes) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise NotLaidOut("not JSON where the layout expects it") from None
