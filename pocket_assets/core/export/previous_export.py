@@ -16,7 +16,6 @@ previous export" (treating it as absent would silently drop every redirect).
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -24,8 +23,10 @@ from pocket_assets.core.export.redirects import PreviousChunks
 
 _HEAD = b'{\n  "metadata": '
 _CHUNKS = b',\n  "chunks": ['
-_RECORD = re.compile(rb"\n    \{\n(.*?)\n    \}(,?)", re.DOTALL)
-_FIELD = re.compile(rb'^      "(id|hash|source|chunk_type)": ("(?:[^"\\]|\\.)*")', re.MULTILINE)
+_OPEN = b"\n    {\n"
+_CLOSE = b"\n    }"
+# A field of a record, on its own line (the `\n` ending the line before it; the record's first line follows `_OPEN`'s).
+_KEYS = tuple((name, f'\n      "{name}": '.encode()) for name in ("id", "hash", "source", "chunk_type"))
 _BLOCK_BYTES = 8 << 20
 
 
@@ -64,7 +65,8 @@ def _parsed(path: Path) -> tuple[dict[str, Any], PreviousChunks]:
 
 
 def _scan(path: Path) -> tuple[dict[str, Any], PreviousChunks]:
-    """The export's own layout, one block of records at a time; NotLaidOut at the first surprise."""
+    """The export's own layout, one block of records at a time (found with `bytes.find`: a regex over
+    150 MB costs seconds); NotLaidOut at the first surprise."""
     ids: list[str] = []
     hashes: list[str] = []
     groups: list[tuple[str, str]] = []
@@ -85,19 +87,20 @@ def _scan(path: Path) -> tuple[dict[str, Any], PreviousChunks]:
         while True:
             more = handle.read(_BLOCK_BYTES)
             used = 0
-            for match in _RECORD.finditer(buffer):
-                if match.start() != used:
-                    raise NotLaidOut(path)
-                body = match.group(1)
-                fields = {name.decode(): _loads(value) for name, value in _FIELD.findall(body)}
-                if len(fields) < 4:
-                    fields = _row_fields(_loads(b"{" + body + b"}"))
+            while buffer.startswith(_OPEN, used):
+                start = used + len(_OPEN)
+                end = buffer.find(_CLOSE, start)
+                if end < 0:
+                    break  # the record goes on in the next block
+                fields = _fields(buffer, start, end)
                 ids.append(fields["id"])
                 hashes.append(fields["hash"])
                 groups.append((fields["source"], fields["chunk_type"]))
-                spans.append((offset + match.start(1), offset + match.end(1)))
-                used = match.end()
-                if not match.group(2):  # the last record: no comma after it
+                spans.append((offset + start, offset + end))
+                used = end + len(_CLOSE)
+                if buffer.startswith(b",", used):
+                    used += 1
+                else:  # the last record: no comma after it
                     ended = True
                     break
             offset += used
@@ -108,6 +111,22 @@ def _scan(path: Path) -> tuple[dict[str, Any], PreviousChunks]:
     if ids and not ended or tail.rstrip(b"\n") != (b"\n  ]\n}" if ids else b"]\n}"):
         raise NotLaidOut(path)
     return metadata, PreviousChunks(ids, hashes, groups, lambda positions: _records(path, spans, positions))
+
+
+def _fields(buffer: bytes, start: int, end: int) -> dict[str, Any]:
+    """The four fields of the record `buffer[start:end]`, each on its own line six spaces in; the record parsed
+    whole when one is not there so (an older export without `hash`)."""
+    fields = {}
+    for name, key in _KEYS:
+        at = buffer.find(key, start - 1, end)
+        if at < 0:
+            return _row_fields(_loads(b"{" + buffer[start:end] + b"}"))
+        line_end = buffer.find(b"\n", at + 1, end)
+        value = buffer[at + len(key) : line_end if line_end >= 0 else end].rstrip(b",")
+        # A string without escapes is its bytes between the quotes: `json.loads` costs ~5x more, 300k times.
+        simple = value[:1] == b'"' and value[-1:] == b'"' and b"\\" not in value and len(value) > 1
+        fields[name] = value[1:-1].decode("utf-8") if simple else _loads(value)
+    return fields
 
 
 def _row_fields(row: Any) -> dict[str, Any]:
