@@ -29,24 +29,22 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
-import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_build import (  # noqa: E402 - the sibling benchmark's sampler and corpus copier
+from bench_build import (  # noqa: E402 - the sibling benchmark's runner, sampler and corpus copier
     DEFAULT_CORPUS,
     DEFAULT_REGS,
     MIB,
-    REPO_ROOT,
-    SAMPLE_SECONDS,
+    Measure,
     _tree_pids,
     copy_corpus,
     differing_outputs,
+    measure,
+    process_pss,
 )
 
 COPIES = {"1k": 2, "5k": 10, "20k": 40}  # 504 pages a copy: 1,008, 5,040 and 20,160 pages
@@ -56,84 +54,42 @@ CHANGED_SOURCE = "fr/03_reglement-disciplinaire-type-2002_c00.pdf"
 
 @dataclass(frozen=True)
 class Row:
-    """One build command: what it cost and what it did."""
+    """One build command: what it cost (`bench_build.Measure`), how its peak split, the runs it started."""
 
     build: str
-    wall: float
-    cpu: float
-    peak_mib: float
-    peak_split: dict[str, float]  # MiB per process role at the tree's peak
-    written_mib: float
+    measure: Measure
+    split: dict[str, float]  # MiB at the tree's peak: the command's process, and its workers together
     runs: int
-    load: float
-    returncode: int
-    output: str = field(repr=False)
 
 
-def _pss_by_process(root: int) -> dict[int, int]:
-    """PSS (bytes) of each process of the tree."""
-    sizes = {}
-    for pid in _tree_pids(root):
-        try:
-            with open(f"/proc/{pid}/smaps_rollup") as rollup:
-                for line in rollup:
-                    if line.startswith("Pss:"):
-                        sizes[pid] = int(line.split()[1]) * 1024
-                        break
-        except OSError:
-            pass
-    return sizes
+class PeakSplit:
+    """A `bench_build.measure` tree sampler that also keeps each process's PSS at the tree's peak."""
+
+    def __init__(self) -> None:
+        self.root: int | None = None
+        self.at_peak: dict[int, int] = {}
+
+    def __call__(self, root: int) -> int:
+        self.root = root
+        sizes = {pid: process_pss(pid) for pid in _tree_pids(root)}
+        if sum(sizes.values()) > sum(self.at_peak.values()):
+            self.at_peak = sizes
+        return sum(sizes.values())
+
+    def split(self) -> dict[str, float]:
+        command = self.at_peak.get(self.root, 0) if self.root is not None else 0
+        return {"command": command / MIB, "workers": (sum(self.at_peak.values()) - command) / MIB}
 
 
 def run_build(command: str, raw: Path, out: Path, home: Path, label: str) -> Row:
-    """The build command to its end, its tree sampled; rusage (CPU, blocks written) from wait4."""
-    env = {**os.environ, "DAGSTER_HOME": str(home)}
-    argv = [command, "build", "--raw-dir", str(raw), "--output-dir", str(out)]
-    load = os.getloadavg()[0]
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    peak: list[dict[int, int]] = [{}]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(SAMPLE_SECONDS):
-            sizes = _pss_by_process(process.pid)
-            if sum(sizes.values()) > sum(peak[0].values()):
-                peak[0] = sizes
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    output: list[bytes] = []
-    reader = threading.Thread(target=lambda: output.append(process.stdout.read()), daemon=True)
-    reader.start()
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    reader.join()
-    text = b"".join(output).decode("utf-8", "replace")
-    returncode = os.waitstatus_to_exitcode(status)
-    if returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(argv)} crashed ({returncode}):\n{text[-4000:]}")
-    split = {"command": 0.0, "workers": 0.0}
-    for pid, size in peak[0].items():
-        split["command" if pid == process.pid else "workers"] += size / MIB
-    row = Row(
-        build=label,
-        wall=wall,
-        cpu=usage.ru_utime + usage.ru_stime,
-        peak_mib=sum(peak[0].values()) / MIB,
-        peak_split=split,
-        written_mib=usage.ru_oublock * 512 / MIB,
-        runs=len(re.findall(r"^run \S+ (?:succeeded|FAILED)", text, flags=re.MULTILINE)),
-        load=load,
-        returncode=returncode,
-        output=text,
-    )
+    """The build command to its end, with `bench_build.measure` (wait4's CPU and blocks written, the tree sampled)."""
+    sampler = PeakSplit()
+    result = measure([command, "build", "--raw-dir", str(raw), "--output-dir", str(out)], {**os.environ, "DAGSTER_HOME": str(home)}, sampler)
+    row = Row(label, result, sampler.split(), len(re.findall(r"^run \S+ (?:succeeded|FAILED)", result.stdout, flags=re.MULTILINE)))
     print(
-        f"    {label}: {row.wall:.1f} s wall (load {load:.1f}), {row.cpu:.1f} s cpu, {row.peak_mib:.0f} MiB "
-        f"(command {split['command']:.0f}, workers {split['workers']:.0f}), {row.written_mib:.0f} MiB written, "
-        f"{row.runs} run(s), exit {returncode}",
+        f"    {label}: {result.wall:.1f} s wall (load {result.load:.1f}), {result.cpu:.1f} s cpu, {result.tree_peak_mib:.0f} MiB "
+        f"(command {row.split['command']:.0f}, workers {row.split['workers']:.0f}), {result.written_mib:.0f} MiB written, "
+        f"{row.runs} run(s), exit {result.returncode}",
         file=sys.stderr,
         flush=True,
     )
@@ -193,10 +149,10 @@ def main() -> None:
     print("| pages | build | wall s (load) | cpu s | peak tree PSS MiB (command + workers) | written MiB | runs |")
     print("|---|---|---|---|---|---|---|")
     for size, row in table:
-        split = row.peak_split
+        m, split = row.measure, row.split
         print(
-            f"| {COPIES[size] * 504:,} | {row.build} | {row.wall:.1f} ({row.load:.1f}) | {row.cpu:.1f} | "
-            f"{row.peak_mib:.0f} ({split['command']:.0f} + {split['workers']:.0f}) | {row.written_mib:.0f} | {row.runs} |"
+            f"| {COPIES[size] * 504:,} | {row.build} | {m.wall:.1f} ({m.load:.1f}) | {m.cpu:.1f} | "
+            f"{m.tree_peak_mib:.0f} ({split['command']:.0f} + {split['workers']:.0f}) | {m.written_mib:.0f} | {row.runs} |"
         )
 
 
