@@ -19,6 +19,9 @@ beside the runs the command started and the 1-minute load average when it starte
     .venv/bin/python benchmarks/bench_incremental.py --sizes 1k --verify    # also: one-changed = full build's files
     .venv/bin/python benchmarks/bench_incremental.py --command /other/checkout/.venv/bin/pocket-assets  # before
 
+`--keep` keeps the corpora and outputs; `--again` then measures the no-op and one-changed builds again on them
+(the one changed PDF switched back and forth), e.g. after a change to the export.
+
 `--verify` builds the changed folder again from scratch and compares the export files byte for byte with
 the one-changed build's (the corpus JSON's `generated` stamp aside).
 """
@@ -26,6 +29,7 @@ the one-changed build's (the corpus JSON's `generated` stamp aside).
 from __future__ import annotations
 
 import argparse
+import filecmp
 import os
 import re
 import shutil
@@ -97,6 +101,7 @@ def run_build(command: str, raw: Path, out: Path, home: Path, label: str) -> Row
 
 
 def corpus_of_size(work: Path, size: str) -> Path:
+    """Copies of corpus + corpus-regs under distinct names, `COPIES[size]` of them."""
     raw = work / f"raw-{size}"
     shutil.rmtree(raw, ignore_errors=True)
     for copy in range(COPIES[size]):
@@ -105,16 +110,19 @@ def corpus_of_size(work: Path, size: str) -> Path:
     return raw
 
 
-def measure_size(command: str, work: Path, size: str, verify: bool) -> list[Row]:
-    raw = corpus_of_size(work, size)
-    pdfs = len(list(raw.rglob("*.pdf")))
-    print(f"  {size}: {pdfs} PDFs, {COPIES[size] * 504} pages", file=sys.stderr, flush=True)
-    out, home = work / f"out-{size}", work / f"home-{size}"
-    for folder in (out, home):
-        shutil.rmtree(folder, ignore_errors=True)
-    home.mkdir(parents=True)
-    rows = [run_build(command, raw, out, home, "full"), run_build(command, raw, out, home, "no-op")]
-    shutil.copyfile(raw / CHANGED_SOURCE, raw / CHANGED_TARGET)
+def measure_size(command: str, work: Path, size: str, verify: bool, again: bool) -> list[Row]:
+    raw, out, home = work / f"raw-{size}", work / f"out-{size}", work / f"home-{size}"
+    if not again:
+        corpus_of_size(work, size)
+        for folder in (out, home):
+            shutil.rmtree(folder, ignore_errors=True)
+        home.mkdir(parents=True)
+    print(f"  {size}: {len(list(raw.rglob('*.pdf')))} PDFs, {COPIES[size] * 504} pages", file=sys.stderr, flush=True)
+    rows = [] if again else [run_build(command, raw, out, home, "full")]
+    rows.append(run_build(command, raw, out, home, "no-op"))
+    changed = filecmp.cmp(raw / CHANGED_SOURCE, raw / CHANGED_TARGET, shallow=False)
+    original = DEFAULT_REGS / Path(CHANGED_TARGET.replace("_c00", ""))
+    shutil.copyfile(original if changed else raw / CHANGED_SOURCE, raw / CHANGED_TARGET)
     rows.append(run_build(command, raw, out, home, "one changed PDF"))
     if verify:
         fresh_out, fresh_home = work / f"out-{size}-fresh", work / f"home-{size}-fresh"
@@ -135,14 +143,17 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench-incremental"), help="corpora and outputs (deleted after)")
     parser.add_argument("--verify", action="store_true", help="compare the one-changed build's exports with a full build's")
     parser.add_argument("--keep", action="store_true", help="keep the corpora and outputs")
+    parser.add_argument(
+        "--again", action="store_true", help="no full build: the no-op and one-changed builds on what --keep left in --work"
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     table = []
     try:
         for size in args.sizes:
-            table += [(size, row) for row in measure_size(args.command, args.work, size, args.verify)]
+            table += [(size, row) for row in measure_size(args.command, args.work, size, args.verify, args.again)]
     finally:
-        if not args.keep:
+        if not args.keep and not args.again:
             shutil.rmtree(args.work, ignore_errors=True)
     print(f"`{args.command}`, {os.cpu_count()} cores shared")
     print()
