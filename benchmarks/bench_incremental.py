@@ -43,6 +43,7 @@ from bench_build import (  # noqa: E402 - the sibling benchmark's runner, sample
     DEFAULT_CORPUS,
     DEFAULT_REGS,
     MIB,
+    REPO_ROOT,
     Measure,
     _tree_pids,
     copy_corpus,
