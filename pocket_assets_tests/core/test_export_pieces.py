@@ -4,6 +4,7 @@ what they say, the previous corpus JSON scanned as `json` reads it, the redirect
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -18,7 +19,8 @@ from pocket_assets.core.export.corpus_files import (
     render_piece,
     write_piece_file,
 )
-from pocket_assets.core.export.previous_export import NotACorpusFile, read_previous_export
+from pocket_assets.core.export.previous_export import NotACorpusFile, index_path, read_previous_export
+from pocket_assets.core.export.redirects import Meaning
 from pocket_assets.core.records import to_dict
 from pocket_assets_tests.core.test_export import SCHEMA_DIR, document_text, export, make_chunks, sample_chunks
 
@@ -57,6 +59,15 @@ def test_the_previous_export_is_scanned_as_json_reads_it(tmp_path: Path) -> None
         assert list(previous.groups) == [(row["source"], row["chunk_type"]) for row in rows]
         assert list(previous.load([len(rows) - 1, 0, 3])) == [rows[-1], rows[0], rows[3]]
 
+    index = index_path(written)
+    assert index.is_file(), "kept beside the corpus JSON by the export"
+    index.rename(tmp_path / "index")  # scanned without it, the same
+    metadata, previous = read_previous_export(written)
+    assert (list(previous.ids), list(previous.load([2]))) == ([row["id"] for row in rows], [rows[2]])
+    (tmp_path / "index").rename(index)
+    written.write_text(written.read_text(encoding="utf-8").replace(document["metadata"]["generated"], "2027-01-01T00:00:00Z"))
+    assert read_previous_export(written)[0]["generated"] == "2027-01-01T00:00:00Z", "an index of another file is not read"
+
     empty = export([], tmp_path / "empty").paths[MODE_B_FILE]
     assert list(read_previous_export(empty)[1].ids) == []
     assert read_previous_export(tmp_path / "none.json") is None
@@ -73,3 +84,4 @@ def test_the_redirect_file_is_laid_out_as_json_dumps_indent_2(tmp_path: Path) ->
     document = json.loads(raw)
     assert document["history"] and document["redirects"] and document["metadata"]["previous_total"]
     assert raw == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    assert list(document["history"][0]) == [field.name for field in dataclasses.fields(Meaning)]

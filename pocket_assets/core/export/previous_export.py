@@ -3,8 +3,11 @@
 The redirects need the id, hash and (source, chunk_type) of every chunk the last export held, and the
 whole record only of those whose id no longer names the same text (a changed or re-chunked PDF). A
 corpus JSON of 20k pages is ~150 MB: `json.load` of it costs ~2 s of CPU and several hundred MiB, for
-records the export mostly never looks at again (issue 31). So the file is scanned in blocks: each record's
-place in the file and those four fields are kept, and a record is parsed whole only when asked for.
+records the export mostly never looks at again (issue 31). So each export keeps, beside its corpus JSON, an
+index of those four fields and of each record's place in the file (`write_export_index`), read back in a few
+ms; a record is parsed whole only when asked for. Without an index that describes the file there now (the
+first export of a folder, an older version's, a crash between the index and the corpus JSON), the file is
+scanned in blocks for the same.
 
 The scan reads the layout the export writes (`json.dumps(document, indent=2)`, which `indented_json`
 reproduces): the metadata first, then one record per `    {` ... `    }` block, each field on its own
@@ -17,7 +20,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, BinaryIO, Mapping, Sequence
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from pocket_assets.core.export.redirects import PreviousChunks
 
@@ -28,6 +34,7 @@ _CLOSE = b"\n    }"
 # A field of a record, on its own line (the `\n` ending the line before it; the record's first line follows `_OPEN`'s).
 _KEYS = tuple((name, f'\n      "{name}": '.encode()) for name in ("id", "hash", "source", "chunk_type"))
 _BLOCK_BYTES = 8 << 20
+_INDEX_KEY = "corpus_json"
 
 
 class NotACorpusFile(ValueError):
@@ -46,6 +53,9 @@ def read_previous_export(path: Path) -> tuple[dict[str, Any], PreviousChunks] | 
     """
     if not path.exists():
         return None
+    indexed = _indexed(path)
+    if indexed is not None:
+        return indexed
     try:
         return _scan(path)
     except NotLaidOut:
@@ -72,17 +82,7 @@ def _scan(path: Path) -> tuple[dict[str, Any], PreviousChunks]:
     groups: list[tuple[str, str]] = []
     spans: list[tuple[int, int]] = []
     with path.open("rb") as handle:
-        head = handle.read(_BLOCK_BYTES)
-        if not head.startswith(_HEAD):
-            raise NotLaidOut(path)
-        cut = head.find(_CHUNKS)
-        if cut < 0:
-            raise NotLaidOut(path)
-        metadata = _loads(head[len(_HEAD) : cut])
-        if not isinstance(metadata, dict):
-            raise NotLaidOut(path)
-        offset = cut + len(_CHUNKS)  # where `buffer` starts in the file
-        buffer = head[offset:]
+        metadata, offset, buffer = _head(handle)  # `buffer` starts at `offset` in the file
         ended = False
         while True:
             more = handle.read(_BLOCK_BYTES)
@@ -111,6 +111,79 @@ def _scan(path: Path) -> tuple[dict[str, Any], PreviousChunks]:
     if ids and not ended or tail.rstrip(b"\n") != (b"\n  ]\n}" if ids else b"]\n}"):
         raise NotLaidOut(path)
     return metadata, PreviousChunks(ids, hashes, groups, lambda positions: _records(path, spans, positions))
+
+
+def _head(handle: BinaryIO) -> tuple[dict[str, Any], int, bytes]:
+    """The metadata of a corpus JSON in the export's layout, where its chunks start, and the bytes read past it."""
+    head = handle.read(_BLOCK_BYTES)
+    cut = head.find(_CHUNKS)
+    if not head.startswith(_HEAD) or cut < 0:
+        raise NotLaidOut(handle.name)
+    metadata = _loads(head[len(_HEAD) : cut])
+    if not isinstance(metadata, dict):
+        raise NotLaidOut(handle.name)
+    return metadata, cut + len(_CHUNKS), head[cut + len(_CHUNKS) :]
+
+
+def record_spans(records: bytes) -> list[tuple[int, int]]:
+    """Where each record of a piece's corpus JSON records (`render_piece`'s second section) is, as the scan
+    finds records: from after its opening line to its closing brace's line."""
+    spans = []
+    used = 0
+    while records.startswith(_OPEN, used):
+        start = used + len(_OPEN)
+        end = records.find(_CLOSE, start)
+        spans.append((start, end))
+        used = end + len(_CLOSE) + 1  # and the comma before the next record
+    return spans
+
+
+def index_path(corpus_json: Path) -> Path:
+    """Where the export keeps what `read_previous_export` reads of its corpus JSON (hidden, beside it)."""
+    return corpus_json.with_name(f".{corpus_json.name}.index")
+
+
+def write_export_index(
+    target: Path,
+    size: int,
+    metadata: Mapping[str, Any],
+    ids: Sequence[str],
+    hashes: Sequence[str],
+    groups: Sequence[tuple[str, str]],
+    spans: Sequence[tuple[int, int]],
+) -> None:
+    """The id, hash, group and place of every record of a corpus JSON just written (`size` bytes, `metadata`),
+    so that the next export reads them without scanning it (the scan costs ~1 s per 150 MB, every export)."""
+    table = pa.table(
+        {
+            "id": ids,
+            "hash": hashes,
+            "source": [group[0] for group in groups],
+            "chunk_type": [group[1] for group in groups],
+            "start": [span[0] for span in spans],
+            "end": [span[1] for span in spans],
+        }
+    )
+    recorded = json.dumps({"size": size, "metadata": metadata}, ensure_ascii=False)
+    pq.write_table(table.replace_schema_metadata({_INDEX_KEY: recorded}), target)
+
+
+def _indexed(path: Path) -> tuple[dict[str, Any], PreviousChunks] | None:
+    """The previous export from its index, if the index describes the corpus JSON there now (its size and
+    metadata, `generated` included, as recorded); None otherwise (no index, another export's, unreadable)."""
+    try:
+        with pq.ParquetFile(index_path(path)) as parquet:
+            recorded = json.loads(parquet.schema_arrow.metadata[_INDEX_KEY.encode()])
+            with path.open("rb") as handle:
+                metadata, _, _ = _head(handle)
+            if recorded["size"] != path.stat().st_size or recorded["metadata"] != metadata:
+                return None
+            columns = parquet.read(use_threads=False).to_pydict()
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+        return None
+    spans = list(zip(columns["start"], columns["end"]))
+    groups = list(zip(columns["source"], columns["chunk_type"]))
+    return metadata, PreviousChunks(columns["id"], columns["hash"], groups, lambda positions: _records(path, spans, positions))
 
 
 def _fields(buffer: bytes, start: int, end: int) -> dict[str, Any]:
