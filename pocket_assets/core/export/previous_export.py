@@ -19,6 +19,7 @@ previous export" (treating it as absent would silently drop every redirect).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, BinaryIO, Mapping, Sequence
 
@@ -31,6 +32,7 @@ _HEAD = b'{\n  "metadata": '
 _CHUNKS = b',\n  "chunks": ['
 _OPEN = b"\n    {\n"
 _CLOSE = b"\n    }"
+_OPENING, _CLOSING = re.compile(re.escape(_OPEN)), re.compile(re.escape(_CLOSE))
 # A field of a record, on its own line (the `\n` ending the line before it; the record's first line follows `_OPEN`'s).
 _KEYS = tuple((name, f'\n      "{name}": '.encode()) for name in ("id", "hash", "source", "chunk_type"))
 _BLOCK_BYTES = 8 << 20
@@ -127,15 +129,8 @@ def _head(handle: BinaryIO) -> tuple[dict[str, Any], int, bytes]:
 
 def record_spans(records: bytes) -> list[tuple[int, int]]:
     """Where each record of a piece's corpus JSON records (`render_piece`'s second section) is, as the scan
-    finds records: from after its opening line to its closing brace's line."""
-    spans = []
-    used = 0
-    while records.startswith(_OPEN, used):
-        start = used + len(_OPEN)
-        end = records.find(_CLOSE, start)
-        spans.append((start, end))
-        used = end + len(_CLOSE) + 1  # and the comma before the next record
-    return spans
+    finds records: from after its opening line to its closing brace's line (found in C: ~90k records a corpus)."""
+    return list(zip((match.end() for match in _OPENING.finditer(records)), (match.start() for match in _CLOSING.finditer(records))))
 
 
 def index_path(corpus_json: Path) -> Path:

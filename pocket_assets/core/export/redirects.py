@@ -191,18 +191,25 @@ def carry_history(
         key = (str(row["id"]), str(row["hash"]))
         meanings[key] = resolve(*key, row.get("to"), row.get("to_hash"))
     for chunk_id, text_hash in before.items():
-        meanings.setdefault((chunk_id, text_hash), resolve(chunk_id, text_hash, chunk_id, text_hash))
+        if (chunk_id, text_hash) not in meanings:
+            meanings[(chunk_id, text_hash)] = resolve(chunk_id, text_hash, chunk_id, text_hash)
     for chunk_id, text_hash in now.items():
-        meanings.setdefault((chunk_id, text_hash), Meaning(chunk_id, text_hash, chunk_id, text_hash))
+        if (chunk_id, text_hash) not in meanings:
+            meanings[(chunk_id, text_hash)] = Meaning(chunk_id, text_hash, chunk_id, text_hash)
 
-    targets: dict[str, set[str | None]] = defaultdict(set)
+    # An id whose meanings lead to different places is ambiguous: None in the plain map.
+    first: dict[str, str | None] = {}
+    ambiguous: set[str] = set()
     for (chunk_id, _), meaning in meanings.items():
-        targets[chunk_id].add(meaning.to)
-    redirects = {chunk_id: next(iter(ends)) if len(ends) == 1 else None for chunk_id, ends in sorted(targets.items())}
+        if chunk_id not in first:
+            first[chunk_id] = meaning.to
+        elif first[chunk_id] != meaning.to:
+            ambiguous.add(chunk_id)
+    ids = sorted(first)
     return RedirectHistory(
         meanings=tuple(meanings[key] for key in sorted(meanings)),
-        redirects=redirects,
-        ambiguous=tuple(chunk_id for chunk_id, ends in sorted(targets.items()) if len(ends) > 1),
+        redirects={chunk_id: None if chunk_id in ambiguous else first[chunk_id] for chunk_id in ids},
+        ambiguous=tuple(chunk_id for chunk_id in ids if chunk_id in ambiguous),
         stats=last.stats if last else None,
     )
 
