@@ -2,7 +2,8 @@
 
 For each corpus size, copies of `../shared/corpus` + `../shared/corpus-regs` (17 PDFs, 504 pages a copy)
 under distinct names (`name_c00.pdf`, `name_c01.pdf`, ...), built by the real command
-(`pocket-assets build --raw-dir ... --output-dir ...`, a fresh DAGSTER_HOME and output folder per size):
+(`pocket-assets build --raw-dir ... --output-dir ...`, a fresh DAGSTER_HOME and output folder per size, every
+copy built and exported: `POCKET_ASSETS_KEEP_DUPLICATES=1`):
 
 - full: the first build of the folder;
 - no-op: the same command again, nothing changed (it must start no run);
@@ -52,7 +53,9 @@ from bench_build import (  # noqa: E402 - the sibling benchmark's runner, sample
     process_pss,
 )
 
-COPIES = {"1k": 2, "5k": 10, "20k": 40}  # 504 pages a copy: 1,008, 5,040 and 20,160 pages
+COPIES = {"1k": 2, "5k": 10, "20k": 40}
+# The copies hold the same bytes: every one is built and exported, as the tester's were (a build skips duplicates).
+KEEP_DUPLICATES = "POCKET_ASSETS_KEEP_DUPLICATES"  # 504 pages a copy: 1,008, 5,040 and 20,160 pages
 CHANGED_TARGET = "fr/04_reglement-disciplinaire-type-2004_c00.pdf"  # 4 pages
 CHANGED_SOURCE = "fr/03_reglement-disciplinaire-type-2002_c00.pdf"
 
@@ -89,7 +92,8 @@ class PeakSplit:
 def run_build(command: str, raw: Path, out: Path, home: Path, label: str) -> Row:
     """The build command to its end, with `bench_build.measure` (wait4's CPU and blocks written, the tree sampled)."""
     sampler = PeakSplit()
-    result = measure([command, "build", "--raw-dir", str(raw), "--output-dir", str(out)], {**os.environ, "DAGSTER_HOME": str(home)}, sampler)
+    env = {**os.environ, "DAGSTER_HOME": str(home), KEEP_DUPLICATES: "1"}
+    result = measure([command, "build", "--raw-dir", str(raw), "--output-dir", str(out)], env, sampler)
     row = Row(label, result, sampler.split(), len(re.findall(r"^run \S+ (?:succeeded|FAILED)", result.stdout, flags=re.MULTILINE)))
     print(
         f"    {label}: {result.wall:.1f} s wall (load {result.load:.1f}), {result.cpu:.1f} s cpu, {result.tree_peak_mib:.0f} MiB "
