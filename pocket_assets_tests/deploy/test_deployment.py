@@ -56,6 +56,7 @@ from pocket_assets_tests.e2e.webserver import (
     WebserverError,
     add_dynamic_partitions,
     find_job,
+    run_errors,
     running_daemon,
     running_webserver,
     wait_for_daemons,
@@ -73,6 +74,19 @@ RANGE_SIZE = 8
 BROKEN = "fr/reglement-13-illisible.pdf"  # sorts 13th: inside the second range of 8
 FINISHED_BACKFILL = ("COMPLETED", "COMPLETED_SUCCESS", "COMPLETED_FAILED", "FAILED", "CANCELED")
 BIN = Path(sys.executable).parent  # the venv running pytest
+
+
+def artifacts() -> Path:
+    """`test-artifacts/deployment/` (gitignored), or under the folder named by POCKET_ASSETS_ARTIFACTS: the
+    Backfills page's answers and the daemon's and webserver's logs, for a human to read."""
+    base = Path(os.environ.get("POCKET_ASSETS_ARTIFACTS") or REPO_ROOT / "test-artifacts")
+    folder = base / "deployment"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def keep(name: str, answer: Any) -> None:
+    (artifacts() / name).write_text(json.dumps(answer, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 @dataclass
@@ -150,6 +164,9 @@ def deployment(postgres_server: dict[str, str], tmp_path_factory: pytest.TempPat
         except BaseException:
             print(_logs(root))
             raise
+        finally:
+            for log in ("daemon.log", "webserver.log"):
+                shutil.copy(root / log, artifacts() / log)
 
 
 def _logs(root: Path, characters: int = 6000) -> str:
@@ -217,6 +234,7 @@ PARTITION_STATUSES = """
 query Statuses($key: AssetKeyInput!) {
   assetNodeOrError(assetKey: $key) {
     ... on AssetNode {
+      partitionStats { numMaterialized numMaterializing numPartitions numFailed }
       assetPartitionStatuses {
         ... on DefaultPartitionStatuses {
           materializedPartitions failedPartitions materializingPartitions unmaterializedPartitions
@@ -290,8 +308,10 @@ def wait_for_backfill(deployment: Deployment, backfill_id: str, timeout: float =
     )
 
 
-def partition_statuses(server: Webserver, asset: str) -> dict[str, list[str]]:
-    return server.graphql(PARTITION_STATUSES, {"key": {"path": [asset]}})["assetNodeOrError"]["assetPartitionStatuses"]
+def partition_statuses(server: Webserver, asset: str) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """The asset's Partitions tab (each PDF's status) and its badge's counts (the asset graph and page)."""
+    node = server.graphql(PARTITION_STATUSES, {"key": {"path": [asset]}})["assetNodeOrError"]
+    return node["assetPartitionStatuses"], node["partitionStats"]
 
 
 def runs_of_job(server: Webserver, job: str) -> list[dict[str, Any]]:
@@ -330,12 +350,23 @@ def range_of(run: Mapping[str, Any], keys: Sequence[str]) -> list[str]:
 
 
 def assert_partitions_exact(deployment: Deployment) -> None:
-    """(b) For each per-PDF asset, Dagster's own partition statuses: the broken PDF failed, every other materialized."""
+    """(b) For each per-PDF asset, Dagster's own partition statuses: the broken PDF failed, every other materialized;
+    the badge counts 30 of 31 materialized, 1 failed."""
     for asset in PER_PDF:
-        statuses = partition_statuses(deployment.server, asset)
+        statuses, badge = partition_statuses(deployment.server, asset)
         assert statuses["failedPartitions"] == [BROKEN], (asset, statuses)
         assert sorted(statuses["materializedPartitions"]) == sorted(deployment.good), (asset, statuses)
         assert statuses["materializingPartitions"] == [], (asset, statuses)
+        total = len(deployment.keys)
+        assert badge == {"numMaterialized": total - 1, "numMaterializing": 0, "numPartitions": total, "numFailed": 1}
+
+
+def assert_failed_for_the_broken_pdf_only(deployment: Deployment, run_id: str) -> None:
+    """The failed run's errors (its step's `Failure`, the PDF's own error line) name the broken PDF, no other."""
+    errors = run_errors(deployment.server, run_id)
+    assert BROKEN in errors, errors
+    named = [key for key in deployment.good if key in errors]
+    assert named == [], f"run {run_id} failed naming good PDFs {named}:\n{errors}"
 
 
 # --- the exports ------------------------------------------------------------------------------------------------
@@ -373,12 +404,14 @@ def assert_every_good_pdf_once(out: Path, good: Sequence[str]) -> None:
 
 
 def start_reference_build(deployment: Deployment) -> tuple[subprocess.Popen, Path]:
-    """`pocket-assets build` on the same folder into another output folder and DAGSTER_HOME (a local instance)."""
+    """`pocket-assets build` on the same folder into another output folder and DAGSTER_HOME (a local instance),
+    with the default range size (one run of the 31 PDFs): the exports do not depend on how PDFs are grouped."""
     reference = deployment.root / "reference"
     (reference / "dagster_home").mkdir(parents=True)
     env = {**deployment.env, "DAGSTER_HOME": str(reference / "dagster_home")}
     for name in ("DAGSTER_PG_HOST", "DAGSTER_PG_PORT", "DAGSTER_PG_DB", "DAGSTER_PG_USERNAME", "DAGSTER_PG_PASSWORD"):
         env.pop(name)
+    env.pop("POCKET_ASSETS_RANGE_SIZE")
     command = [
         str(BIN / "pocket-assets"),
         "build",
@@ -399,9 +432,11 @@ def start_reference_build(deployment: Deployment) -> tuple[subprocess.Popen, Pat
 def test_asset_backfill_from_the_asset_graph(deployment: Deployment) -> None:
     server, keys = deployment.server, deployment.keys
     backfill_id = launch_backfill(server, asset_graph_params(keys))
-    done = wait_for_backfill(deployment, backfill_id)
-    reference_build, reference = start_reference_build(deployment)  # while the export sensor waits for its tick
+    # The command line's build of the same folder, while the backfill daemon takes up the backfill (every 30 s).
+    reference_build, reference = start_reference_build(deployment)
     try:
+        done = wait_for_backfill(deployment, backfill_id)
+        keep("asset_backfill.json", done)
         # (a) one run per range of the backfill policy, at least two of them at the same time.
         runs = done["runs"]
         ranges = sorted((range_of(run, keys) for run in runs), key=lambda pdfs: keys.index(pdfs[0]))
@@ -411,6 +446,7 @@ def test_asset_backfill_from_the_asset_graph(deployment: Deployment) -> None:
             (r["status"], range_of(r, keys)) for r in runs
         ]
         assert all(run["status"] == "SUCCESS" for run in runs if run is not failed[0])
+        assert_failed_for_the_broken_pdf_only(deployment, failed[0]["runId"])
         overlapping = [
             (a["runId"], b["runId"])
             for i, a in enumerate(runs)
@@ -424,6 +460,7 @@ def test_asset_backfill_from_the_asset_graph(deployment: Deployment) -> None:
 
         # (c) the Backfills page: its status and per-asset counts agree with the partitions.
         assert done["isAssetBackfill"] is True and done["status"] == "COMPLETED_FAILED", done["status"]
+        assert done["numPartitions"] == len(keys)
         counts = {tuple(s["assetKey"]["path"]): s for s in done["assetBackfillData"]["assetBackfillStatuses"]}
         for asset in PER_PDF:
             assert {name: counts[(asset,)][name] for name in counts[(asset,)] if name.startswith("num")} == {
@@ -451,6 +488,9 @@ def test_asset_backfill_from_the_asset_graph(deployment: Deployment) -> None:
             f"one export, after the backfill: {exports}"
         )
         assert_every_good_pdf_once(deployment.out, deployment.good)
+    except BaseException:
+        reference_build.kill()
+        raise
     finally:
         reference_build.wait(timeout=300)
     build_log = (reference / "build.log").read_text(errors="replace")
@@ -465,14 +505,17 @@ def test_job_backfill_from_the_job_page(deployment: Deployment) -> None:
     chosen = keys[: 2 * RANGE_SIZE]
     backfill_id = launch_backfill(server, job_page_params(deployment.address, chosen))
     done = wait_for_backfill(deployment, backfill_id)
+    keep("job_backfill.json", done)
 
     runs = done["runs"]
     assert sorted((range_of(run, keys) for run in runs), key=lambda pdfs: keys.index(pdfs[0])) == [
         chosen[:RANGE_SIZE],
         chosen[RANGE_SIZE:],
     ]
-    failed_range = next(range_of(run, keys) for run in runs if run["status"] == "FAILURE")
+    (failed,) = [run for run in runs if run["status"] == "FAILURE"]
+    failed_range = range_of(failed, keys)
     assert BROKEN in failed_range
+    assert_failed_for_the_broken_pdf_only(deployment, failed["runId"])
 
     # The partitions themselves are exact on this route too.
     assert_partitions_exact(deployment)
