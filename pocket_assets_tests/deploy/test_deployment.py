@@ -166,7 +166,8 @@ def deployment(postgres_server: dict[str, str], tmp_path_factory: pytest.TempPat
             raise
         finally:
             for log in ("daemon.log", "webserver.log"):
-                shutil.copy(root / log, artifacts() / log)
+                if (root / log).exists():
+                    shutil.copy(root / log, artifacts() / log)
 
 
 def _logs(root: Path, characters: int = 6000) -> str:
