@@ -182,7 +182,7 @@ def timings(document: pymupdf.Document) -> tuple[list[float], list[float]]:
             page.get_text()
             plain = min(plain, time.process_time() - start)
             start = time.process_time()
-            scan = scan_page(page, number, detect_tables=True, ocr_language=None, tessdata=None)
+            scan = scan_page(page, number, detect_tables=True, ocr=None)
             elapsed = min(elapsed, time.process_time() - start)
             if scan.tables:
                 break

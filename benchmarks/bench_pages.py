@@ -4,6 +4,7 @@
     python benchmarks/bench_pages.py --save digests.json      # keep each PDF's output digest
     python benchmarks/bench_pages.py --compare digests.json   # and say which PDFs now extract differently
     python benchmarks/bench_pages.py --repeat 3 ../shared/corpus-regs   # any folders or PDFs; best of 3
+    python benchmarks/bench_pages.py --no-ocr                 # without OCR of pages that have no text layer
 
 Every PDF is extracted in this one process (`extract_pages`, one worker, so a long PDF is not split
 over processes), the way a `pages` worker does it. Per corpus it prints the CPU seconds of extraction,
@@ -54,8 +55,10 @@ def pdf_paths(source: Path) -> list[Path]:
     return [source] if source.is_file() else sorted(source.rglob("*.pdf"))
 
 
-def extract_once(paths: list[Path]) -> tuple[float, float, dict[str, str]]:
-    """(CPU of extraction, CPU of its scans, digest per PDF) for one pass over `paths`."""
+def extract_once(paths: list[Path], options: extract.ExtractionOptions) -> tuple[float, float, dict[str, str]]:
+    """(CPU of extraction, CPU of its scans, digest per PDF) for one pass over `paths`.
+
+    OCR runs inside Tesseract's threads, which process CPU time counts too."""
     scan_seconds = 0.0
     real_scans = extract._scans
 
@@ -73,7 +76,7 @@ def extract_once(paths: list[Path]) -> tuple[float, float, dict[str, str]]:
         start = time.process_time()
         for path in paths:
             try:
-                rows = [to_dict(page) for page in extract.extract_pages(path)]
+                rows = [to_dict(page) for page in extract.extract_pages(path, options)]
                 data = json.dumps(rows, sort_keys=True, ensure_ascii=False)
             except PdfError as error:
                 data = f"error: {error}"
@@ -107,7 +110,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs per corpus; the least CPU is kept")
     parser.add_argument("--save", type=Path, help="write every PDF's digest to this JSON file")
     parser.add_argument("--compare", type=Path, help="name the PDFs whose digest differs from this JSON file")
+    parser.add_argument("--no-ocr", action="store_true", help="leave pages without a text layer unread (OCR off)")
     args = parser.parse_args()
+    options = extract.ExtractionOptions(ocr=not args.no_ocr)
     digests: dict[str, str] = {}
     print(f"{'corpus':<28} {'pdfs':>5} {'pages':>6} {'extract s':>10} {'scan s':>8} {'floor s':>8} {'ms/page':>8} {'x floor':>8}")
     totals = CorpusTimes(extraction=0.0, scan=0.0, floor=0.0)
@@ -115,7 +120,7 @@ def main() -> None:
         paths = pdf_paths(source)
         times = CorpusTimes(pdfs=len(paths))
         for _ in range(args.repeat):
-            total, scan, found = extract_once(paths)
+            total, scan, found = extract_once(paths, options)
             floor, times.pages = floor_once(paths)
             times.extraction, times.scan, times.floor = min(times.extraction, total), min(times.scan, scan), min(times.floor, floor)
             digests.update(found)

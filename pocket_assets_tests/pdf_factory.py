@@ -24,6 +24,21 @@ def text_pdf(path: Path, pages: Sequence[str], fontsize: float = 11) -> Path:
     return path
 
 
+def draw_ruled_table(
+    page: pymupdf.Page, cells: Sequence[Sequence[str]], left: float, top: float, width: float = 120, height: float = 24
+) -> float:
+    """A table of ruled cells (`cells`: rows of texts) drawn from (`left`, `top`); returns its bottom."""
+    columns = max(len(row) for row in cells)
+    for row in range(len(cells) + 1):
+        page.draw_line((left, top + row * height), (left + columns * width, top + row * height))
+    for column in range(columns + 1):
+        page.draw_line((left + column * width, top), (left + column * width, top + len(cells) * height))
+    for row, values in enumerate(cells):
+        for column, value in enumerate(values):
+            page.insert_text((left + column * width + 6, top + row * height + 16), value, fontsize=11, fontname="helv")
+    return top + len(cells) * height
+
+
 def random_bytes_pdf(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(bytes((index * 7919 + 13) % 256 for index in range(4096)))
@@ -45,9 +60,9 @@ def encrypted_pdf(path: Path) -> Path:
     return path
 
 
-def zero_page_pdf(path: Path) -> Path:
-    """A well-formed PDF whose page tree is empty (PyMuPDF refuses to save one)."""
-    objects = [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[]/Count 0>>"]
+def handmade_pdf(path: Path, objects: Sequence[bytes]) -> Path:
+    """A PDF written byte by byte: `objects` numbered from 1 (1 is the catalog), a correct cross-reference
+    table, so that what is malformed is only what the objects say (PyMuPDF refuses to save such files)."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, 1):
@@ -63,6 +78,76 @@ def zero_page_pdf(path: Path) -> Path:
     return path
 
 
+def zero_page_pdf(path: Path) -> Path:
+    """A well-formed PDF whose page tree is empty (PyMuPDF refuses to save one)."""
+    return handmade_pdf(path, [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[]/Count 0>>"])
+
+
+def _stream(data: bytes) -> bytes:
+    return b"<</Length %d>>\nstream\n" % len(data) + data + b"\nendstream"
+
+
+def _shown_text(text: str, y: int = 770) -> bytes:
+    """A content stream showing `text` (ASCII) in Helvetica 11 at height `y` of an A4 page."""
+    return b"BT /F1 11 Tf 72 %d Td (%s) Tj ET" % (y, text.encode("ascii"))
+
+
+def page_tree_pdf(path: Path, count: str, kids: Sequence[int], contents: Sequence[bytes] = ()) -> Path:
+    """Pages whose tree says `/Count count` and lists page objects `kids` (1-based, repeats allowed).
+
+    Page i shows `contents[i-1]` (a content stream's operators), by default "Page i of the document...".
+    """
+    contents = list(contents) or [_shown_text(f"Page {n} of the document, with enough words to be read.") for n in (1, 2)]
+    objects = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/Count %s/Kids[%s]>>" % (count.encode(), b" ".join(b"%d 0 R" % (2 + 2 * kid) for kid in kids)),
+        b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>",
+    ]
+    for index, operators in enumerate(contents):
+        objects.append(
+            b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]/Resources<</Font<</F1 3 0 R>>>>/Contents %d 0 R>>"
+            % (5 + 2 * index)
+        )
+        objects.append(_stream(operators))
+    return handmade_pdf(path, objects)
+
+
+def nested_arrays_pdf(path: Path, in_text: bool, depth: int = 100_000) -> Path:
+    """Two pages: the first plain, the second opening `depth` nested arrays between two lines of text.
+
+    Bare in the content stream, the arrays make MuPDF give up on the page (its exception stack
+    overflows); as the operand of a text operator (`in_text`), it skips them with syntax errors and
+    goes on. Either way what follows them is not read.
+    """
+    arrays = b"[" * depth + b"(x)" + b"]" * depth
+    damage = b"BT /F1 11 Tf 72 740 Td " + arrays + b" TJ ET" if in_text else arrays
+    return page_tree_pdf(
+        path,
+        "2",
+        [1, 2],
+        [
+            _shown_text("A plain first page that MuPDF reads without any trouble at all."),
+            _shown_text("Text before the arrays.") + b"\n" + damage + b"\n" + _shown_text("Text after them.", 700),
+        ],
+    )
+
+
+def broken_xref_pdf(path: Path, good: Path, how: str) -> Path:
+    """`good` with a broken cross-reference table, which MuPDF rebuilds from the objects it finds:
+    `how` is "cut" (the table and trailer cut off, as a download that stopped) or "offset" (`startxref`
+    pointing elsewhere, as after an editor's careless rewrite)."""
+    data = good.read_bytes()
+    table = data.rindex(b"\nxref")
+    if how == "cut":
+        data = data[:table]
+    else:
+        start = data.rindex(b"startxref")
+        data = data[:start] + b"startxref\n%d\n%%%%EOF\n" % (table // 2)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
 def image_only_pdf(path: Path) -> Path:
     """A page with a picture and no text layer, like a scan."""
     document = pymupdf.open()
@@ -72,6 +157,27 @@ def image_only_pdf(path: Path) -> Path:
     page.insert_image(pymupdf.Rect(72, 72, 272, 272), pixmap=pixmap)
     path.parent.mkdir(parents=True, exist_ok=True)
     document.save(path)
+    return path
+
+
+def scanned_pdf(path: Path, source: Path, dpi: int = 150, rotation: int = 0) -> Path:
+    """`source`'s pages as grey images only, rendered at `dpi`: a scan of typeset pages, no text layer.
+
+    With `rotation`, each page is stored turned and shown upright by its `/Rotate` (the image drawn
+    turned back on the stored page), as scanners and viewers save a page turned in the viewer.
+    """
+    scan = pymupdf.open()
+    with pymupdf.open(source) as document:
+        for page in document:
+            pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+            width, height = page.rect.width, page.rect.height
+            if rotation % 180:
+                width, height = height, width
+            target = scan.new_page(width=width, height=height)
+            target.insert_image(target.rect, pixmap=pixmap, rotate=rotation)
+            target.set_rotation(rotation)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scan.save(path)
     return path
 
 

@@ -11,7 +11,7 @@ import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import pymupdf
 
@@ -22,6 +22,14 @@ from pocket_assets.core.records import CORPORA, PdfIdentity
 PDF_MAGIC = b"%PDF-"
 # What Dagster refuses in a partition key (dagster/_core/definitions/partitions/utils/base.py).
 INVALID_KEY_PARTS = ("...", "\a", "\b", "\f", "\n", "\r", "\t", "\v", "\0")
+# What MuPDF raises on a malformed file, object or content stream (its own errors, and RuntimeError
+# from PyMuPDF's C++ layer): a problem of the PDF, never of this code.
+MUPDF_ERRORS = (RuntimeError, pymupdf.mupdf.FzErrorBase)
+# Told on the first page of a PDF that MuPDF had to repair (`Document.is_repaired`).
+REPAIRED_WARNING = (
+    "the file is damaged (its cross-reference table is broken) and was repaired on opening; "
+    "pages or text may be missing, check them against the file or replace it"
+)
 
 
 def corpus_of(partition_key: str, corpora: Sequence[str] = CORPORA) -> str:
@@ -122,7 +130,13 @@ def sha256_file(path: Path) -> str:
 
 
 def open_pdf(path: Path) -> pymupdf.Document:
-    """Open and refuse what cannot be read: not a PDF, corrupt, encrypted or empty."""
+    """Open and refuse what cannot be read: not a PDF, unopenable, encrypted, no countable page.
+
+    A file whose cross-reference table is broken is opened all the same: MuPDF rebuilds
+    the table from the objects it finds (`document.is_repaired`), as every PDF viewer
+    does, so the pages it reads are built and the repair is told (`REPAIRED_WARNING`);
+    only a file with no page left is refused.
+    """
     source = path.name
     if not path.is_file():
         raise PdfError(source, f"file not found at {path}")
@@ -134,28 +148,72 @@ def open_pdf(path: Path) -> pymupdf.Document:
         document = pymupdf.open(path, filetype="pdf")
     except Exception as error:
         raise PdfError(source, f"corrupt or truncated PDF, PyMuPDF cannot open it ({error})") from None
-    if document.needs_pass or document.is_encrypted:
+    try:
+        encrypted = document.needs_pass or document.is_encrypted
+        page_count = 0 if encrypted else document.page_count
+    except MUPDF_ERRORS as error:
+        document.close()
+        raise PdfError(
+            source, f"its page tree is malformed ({error}), so its pages cannot be counted; re-save it with a PDF editor"
+        ) from None
+    if encrypted:
         document.close()
         raise PdfError(source, "encrypted PDF (password required); provide an unencrypted copy")
-    if document.is_repaired:
-        # MuPDF had to rebuild a broken cross-reference table: a truncated or damaged file.
-        # Pages may be missing, so refuse rather than publish a partial document.
+    if page_count == 0:
+        repaired = document.is_repaired
+        listed = _page_tree_top(document)
         document.close()
-        raise PdfError(source, "damaged or truncated PDF (its cross-reference table is broken); replace the file")
-    if document.page_count == 0:
-        document.close()
+        if repaired:
+            raise PdfError(source, "damaged or truncated PDF: MuPDF repaired it but found no page; replace the file")
+        if listed is not None and listed[1]:
+            count, kids = listed
+            raise PdfError(
+                source,
+                f"its page tree is malformed (its /Count is {count}, not the number of the {kids} page(s) it lists), "
+                "so its pages cannot be counted; re-save it with a PDF editor",
+            )
         raise PdfError(source, "the PDF has zero pages")
     return document
 
 
+def _page_tree_top(document: pymupdf.Document) -> tuple[str, int] | None:
+    """The page tree root's /Count as written and how many kids it lists; None when it cannot be read."""
+    try:
+        kind, pages = document.xref_get_key(document.pdf_catalog(), "Pages")
+        if kind != "xref":
+            return None
+        root = int(pages.split()[0])
+        count = document.xref_get_key(root, "Count")[1]
+        kind, kids = document.xref_get_key(root, "Kids")
+    except (ValueError, *MUPDF_ERRORS):
+        return None
+    return count, kids.count(" R") if kind == "array" else 0
+
+
+def load_page(document: pymupdf.Document, number: int, source: str) -> pymupdf.Page:
+    """Page `number` (1-based) of an open PDF; a page MuPDF cannot load is a `PdfError` naming `source` and it."""
+    try:
+        return document.load_page(number - 1)
+    except (ValueError, *MUPDF_ERRORS) as error:  # ValueError: "page not in document", a page tree that lies
+        raise PdfError(source, f"the page cannot be loaded ({error})", page=number) from None
+
+
 def inspect_pdf(path: Path, partition_key: str, corpora: Sequence[str] = CORPORA) -> PdfIdentity:
-    """The `raw_pdf` record; also proves every page can be loaded."""
+    """The `raw_pdf` record; also proves that some page can be loaded (a page that cannot is the
+    extraction's warning, a PDF none of whose pages can is refused here)."""
     corpus = corpus_of(partition_key, corpora)
     with open_pdf(path) as document:
-        for _ in iter_document_pages(document, path.name):
-            pass
-        metadata = {key: str(value) for key, value in sorted((document.metadata or {}).items()) if value}
         page_count = document.page_count
+        first_problem = None
+        for number in range(1, page_count + 1):
+            try:
+                load_page(document, number, path.name)
+                break
+            except PdfError as error:
+                first_problem = first_problem or error.reason
+        else:
+            raise no_readable_page(path.name, page_count, first_problem)
+        metadata = {key: str(value) for key, value in sorted((document.metadata or {}).items()) if value}
     return PdfIdentity(
         partition_key=partition_key,
         corpus=corpus,
@@ -167,12 +225,7 @@ def inspect_pdf(path: Path, partition_key: str, corpora: Sequence[str] = CORPORA
     )
 
 
-def iter_document_pages(document: pymupdf.Document, source: str) -> Iterator[tuple[int, pymupdf.Page]]:
-    """(1-based number, page) of an open PDF, one at a time, so memory stays bounded on huge PDFs.
-    A page that cannot be loaded is a `PdfError` naming `source` and the page."""
-    for index in range(document.page_count):
-        try:
-            page = document.load_page(index)
-        except Exception as error:
-            raise PdfError(source, f"page cannot be read ({error})", page=index + 1) from None
-        yield index + 1, page
+def no_readable_page(source: str, page_count: int, first_reason: str | None) -> PdfError:
+    """The refusal of a PDF none of whose `page_count` pages can be read, with the first page's reason."""
+    why = f" (page 1: {first_reason})" if first_reason else ""
+    return PdfError(source, f"none of its {page_count} page(s) can be read{why}; replace the file")

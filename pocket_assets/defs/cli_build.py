@@ -11,7 +11,7 @@ per PDF what happened in this build, in one sentence, and which step failed as a
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,7 +27,8 @@ from pocket_assets.defs.partition_sync import forget_pdfs, register_pdfs, vanish
 from pocket_assets.defs.partitions import pdf_partitions, range_size
 from pocket_assets.defs.ranges import pdf_ranges, run_tags
 from pocket_assets.defs.resources import CorpusPaths, default_paths, environment_versions
-from pocket_assets.defs.staleness import pdf_staleness
+from pocket_assets.defs.staleness import current_sources, pdf_staleness
+from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence
 from pocket_assets.runstate.export_state import export_fingerprint, exported_fingerprint
 from pocket_assets.runstate.output_folder import OutputFolderRefused
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
@@ -69,6 +70,7 @@ def cli_paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
         output_dir=output_dir or defaults.output_dir,
         corpora=defaults.corpora,
         export_strict=defaults.export_strict,
+        keep_duplicates=defaults.keep_duplicates,
     )
     paths.output_path  # noqa: B018 - refuses `/`, a home folder or the raw folder before anything runs
     return paths
@@ -87,12 +89,14 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: 
 def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str], every: bool) -> int:
     scan = paths.scan()
     register_pdfs(instance, scan.keys)
+    sources = current_sources(paths.raw_path, scan.keys)
+    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
     if pdfs:
-        wanted, up_to_date = [_partition_key(paths.raw_path, pdf, scan) for pdf in pdfs], []
+        wanted, up_to_date = [_partition_key(paths.raw_path, pdf, scan, duplicates) for pdf in pdfs], []
     elif every:
-        wanted, up_to_date = list(scan.keys), []
+        wanted, up_to_date = [key for key in scan.keys if key not in duplicates], []
     else:
-        verdicts = pdf_staleness(paths)
+        verdicts = [verdict for verdict in pdf_staleness(paths, sources) if verdict.partition_key not in duplicates]
         wanted = [verdict.partition_key for verdict in verdicts if verdict.stale]
         up_to_date = [verdict.partition_key for verdict in verdicts if not verdict.stale]
     stages = tuple(stage for stage in STAGES if not select or stage.name in select)
@@ -101,6 +105,8 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
     print(f"building {len(wanted)} PDF(s) from {paths.raw_path} into {paths.output_path} (DAGSTER_HOME={instance.root_directory})")
     if up_to_date:
         print(f"{len(up_to_date)} PDF(s) up to date, not built again (`--all` rebuilds every PDF)")
+    for key, original in sorted(duplicates.items()):
+        print(duplicate_sentence(key, original))
     verdicts: list[RunVerdict] = []
     if stages:
         job = definitions.resolve_job_def(BUILD_CORPUS)
@@ -210,8 +216,9 @@ def print_summary(
             print(f"  - {line}")
 
 
-def _partition_key(raw_dir: Path, pdf: str, scan: RawFolderScan) -> str:
-    """The partition key a `--pdf` names (a path or a key), or CommandRefused saying why it names none."""
+def _partition_key(raw_dir: Path, pdf: str, scan: RawFolderScan, duplicates: Mapping[str, str]) -> str:
+    """The partition key a `--pdf` names (a path or a key), or CommandRefused saying why it names none (or a
+    duplicate of another PDF)."""
     path = Path(pdf)
     key = pdf
     if path.is_symlink():
@@ -221,6 +228,8 @@ def _partition_key(raw_dir: Path, pdf: str, scan: RawFolderScan) -> str:
             key = path.resolve().relative_to(raw_dir.resolve()).as_posix()
         except ValueError:
             raise CommandRefused(f"--pdf {pdf}: is outside the raw folder {raw_dir}; copy it into a corpus folder there first") from None
+    if key in duplicates:
+        raise CommandRefused(f"--pdf {pdf}: {duplicate_sentence(key, duplicates[key])}")
     if key in scan.keys:
         return key
     for name, why in scan.refused + scan.ignored:

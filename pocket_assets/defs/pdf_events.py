@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from dagster import AssetExecutionContext, AssetMaterialization, Failure, MetadataValue
@@ -95,6 +96,8 @@ def _metadata(result: StageResult) -> dict[str, Any]:
 def _value(value: Any) -> Any:
     if isinstance(value, Markdown):
         return MetadataValue.md(str(value))
+    if isinstance(value, Path):
+        return MetadataValue.path(str(value))
     return value
 
 

@@ -39,6 +39,7 @@ from pocket_assets.runstate.storage import PartitionStore
 TRUE_WORDS = ("1", "true", "yes", "on")
 CORPORA_ENV = "POCKET_ASSETS_CORPORA"
 EXPORT_STRICT_ENV = "POCKET_ASSETS_EXPORT_STRICT"
+KEEP_DUPLICATES_ENV = "POCKET_ASSETS_KEEP_DUPLICATES"
 EXPECTATIONS_DIR_ENV = "POCKET_ASSETS_EXPECTATIONS_DIR"
 WORKERS_ENV = "POCKET_ASSETS_WORKERS"
 
@@ -57,6 +58,11 @@ class CorpusPaths(ConfigurableResource):
         default=False,
         description=f"Refuse the whole export while any PDF failed (env {EXPORT_STRICT_ENV}=1). Default: ship every "
         "PDF that passed, and failed PDFs' last good chunks listed as stale.",
+    )
+    keep_duplicates: bool = Field(
+        default=False,
+        description=f"Build and export every copy of a PDF found twice under other names (env {KEEP_DUPLICATES_ENV}=1). "
+        "Default: the copy whose key sorts first, the others named as its duplicates.",
     )
 
     @property
@@ -89,6 +95,7 @@ def default_paths(root: Path | None = None) -> CorpusPaths:
         output_dir=os.environ.get(OUTPUT_DIR_ENV, str(base / "data" / "processed")),
         corpora=os.environ.get(CORPORA_ENV, ",".join(CORPORA)),
         export_strict=os.environ.get(EXPORT_STRICT_ENV, "").strip().lower() in TRUE_WORDS,
+        keep_duplicates=os.environ.get(KEEP_DUPLICATES_ENV, "").strip().lower() in TRUE_WORDS,
     )
 
 
@@ -295,7 +302,10 @@ class EvaluationResource(ConfigurableResource):
 class ExtractionResource(ConfigurableResource):
     """How pages are read: OCR of scanned pages (needs Debian tesseract-ocr) and table detection."""
 
-    ocr: bool = Field(default=False, description="OCR pages without a text layer with Tesseract.")
+    ocr: bool = Field(
+        default=True,
+        description="OCR pages without a text layer with Tesseract (on by default; without Tesseract they are told, not read).",
+    )
     ocr_language: str = Field(default="fra+eng", description="Tesseract languages joined with '+'.")
     detect_tables: bool = Field(default=True, description="Detect ruled tables and write them as pipe tables.")
 

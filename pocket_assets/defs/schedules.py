@@ -19,6 +19,7 @@ from pocket_assets.defs.partitions import pdf_partitions, range_size
 from pocket_assets.defs.ranges import run_requests
 from pocket_assets.defs.resources import CorpusPaths, environment_versions
 from pocket_assets.defs.staleness import current_sources, pdf_staleness
+from pocket_assets.runstate.duplicates import duplicate_pdfs
 from pocket_assets.runstate.staleness import build_fingerprint, describe
 
 REFRESH_CRON_VARIABLE = "POCKET_ASSETS_REFRESH_CRON"
@@ -49,7 +50,8 @@ def corpus_refresh(context: ScheduleEvaluationContext, paths: CorpusPaths) -> li
     forget_pdfs(instance, paths.store(), vanished_pdfs(instance, keys), log=context.log.info)
     sources = current_sources(paths.raw_path, keys)
     versions = environment_versions()
-    stale = [verdict for verdict in pdf_staleness(paths, sources) if verdict.stale]
+    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
+    stale = [verdict for verdict in pdf_staleness(paths, sources) if verdict.stale and verdict.partition_key not in duplicates]
     if not stale:
         return SkipReason(f"all {len(keys)} PDF(s) up to date")
     context.log.info(f"{len(stale)} PDF(s) to build:\n{describe(stale)}")

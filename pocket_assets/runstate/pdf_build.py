@@ -29,7 +29,7 @@ from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.chunking.slice_counts import PieceCounter, PieceTokens
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract import ExtractionOptions, extract_pages
-from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING
+from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING, UNREADABLE_WARNING
 from pocket_assets.core.json_schema import Validator
 from pocket_assets.core.pdf import inspect_pdf, sha256_file
 from pocket_assets.core.policy import ChunkPolicy
@@ -88,6 +88,8 @@ from pocket_assets.runstate.storage import (
 # Chunks per suite validation: ~0.2 s a validation plus ~0.2 ms a chunk; bounds the rows the run's process holds.
 SUITE_BATCH_CHUNKS = 4000
 FINDINGS = "gate_failures"  # the `validated_chunks` manifest's `extra` entry holding a PDF's findings
+# A page whose content stream MuPDF could not read is not an "empty page": its own warning says so.
+UNREADABLE_PREFIX = UNREADABLE_WARNING.split("(")[0]
 # How many warnings a materialization lists (the manifest keeps them all).
 LISTED_WARNINGS = 20
 # The validated chunks' preview: a few SDK lines spread over the PDF, each cut short (the metadata stays small).
@@ -250,9 +252,10 @@ def _pages(plan: BuildPlan, key: str) -> dict[Stage, StageOutput]:
     if sha256_file(path) != recorded:
         raise PdfError(key, "the file changed while it was being built; build it again")
     blank = [page for page in records if not page.text.strip()]
+    unread = [page.page for page in blank if any(warning.startswith(UNREADABLE_PREFIX) for warning in page.warnings)]
     textless = pages_without_text(
         [page.page for page in blank if IMAGE_ONLY_WARNING in page.warnings],
-        [page.page for page in blank if IMAGE_ONLY_WARNING not in page.warnings],
+        [page.page for page in blank if IMAGE_ONLY_WARNING not in page.warnings and page.page not in unread],
     )
     warnings = [f"p{page.page}: {warning}" for page in records for warning in page.warnings]
     blocks = [block.kind for page in records for block in page.blocks]
@@ -406,7 +409,7 @@ class SuiteBatches:
         target = plan.reports_dir / f"{stage_file_stem(key)}.html"
         write_report_html(target, [report], f"Validation report, {key}")
         findings = _findings(plan.store, report)
-        metadata = {**judged.metadata, "gate_report": str(target)}
+        metadata = {**judged.metadata, "gate_report": target}
         extra = {FINDINGS: findings_to_json(findings)}
         if findings:
             reason = _failure_sentence(key, findings)

@@ -21,8 +21,8 @@ EXPORT = Stage("android_export", pa.schema([]))
 IMAGE_ONLY_PAGES = "image_only_pages"
 EMPTY_PAGES = "empty_pages"
 OCR_HINT = (
-    "turn on OCR to read the image-only ones (resource extraction.ocr: true; needs Tesseract, "
-    "Debian: apt-get install tesseract-ocr tesseract-ocr-fra)"
+    "OCR (on by default) read no words on the image-only ones: a picture without text, or Tesseract missing "
+    "(Debian: apt-get install tesseract-ocr tesseract-ocr-fra tesseract-ocr-eng)"
 )
 
 

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pymupdf
 import pytest
 
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
-from pocket_assets.core.extract import (
-    ExtractionOptions,
-    OcrUnavailableError,
-    extract_pages,
-)
+from pocket_assets.core.extract import extract_pages
+from pocket_assets.core.extract.tables import may_hold_table
 from pocket_assets.core.records import BLOCK_KINDS
+from pocket_assets_tests.pdf_factory import draw_ruled_table, nested_arrays_pdf
 
 BODY = "The arbiter records the result on the score sheet and signs it at the end of the game."
 SAMPLE_PDF = Path(__file__).resolve().parents[2] / "data" / "raw" / "fr" / "f-array.pdf"
@@ -70,15 +67,7 @@ def test_ruled_table_becomes_pipe_table_with_cells(tmp_path: Path) -> None:
     document = pymupdf.open()
     page = document.new_page()
     _body(page, 80)
-    cells = [["Round", "White", "Black"], ["1", "Carlsen", "Caruana"], ["2", "Ding", "Nepo"]]
-    left, top, width, height = 72, 160, 120, 24
-    for row in range(len(cells) + 1):
-        page.draw_line((left, top + row * height), (left + 3 * width, top + row * height))
-    for column in range(4):
-        page.draw_line((left + column * width, top), (left + column * width, top + len(cells) * height))
-    for row, values in enumerate(cells):
-        for column, value in enumerate(values):
-            page.insert_text((left + column * width + 6, top + row * height + 16), value, fontsize=11, fontname="helv")
+    draw_ruled_table(page, [["Round", "White", "Black"], ["1", "Carlsen", "Caruana"], ["2", "Ding", "Nepo"]], 72, 160)
     result = extract_pages(_save(document, tmp_path))[0]
     tables = [block for block in result.blocks if block.kind == "table"]
     assert len(tables) == 1
@@ -135,12 +124,20 @@ def test_empty_and_image_only_pages_warn_without_failing(tmp_path: Path) -> None
     assert image_only.text == "" and image_only.warnings == ("image-only page: no text layer (scanned?)",)
 
 
-@pytest.mark.skipif(shutil.which("tesseract") is not None, reason="Tesseract is installed here")
-def test_ocr_requested_without_tesseract_fails_with_the_fix(tmp_path: Path) -> None:
-    document = pymupdf.open()
-    _body(document.new_page(), 80)
-    with pytest.raises(OcrUnavailableError, match="tesseract-ocr"):
-        extract_pages(_save(document, tmp_path), ExtractionOptions(ocr=True))
+@pytest.mark.parametrize(
+    ("in_text", "problem"),
+    [(False, "code=5: exception stack overflow!"), (True, "syntax error: syntax error in array")],
+    ids=["mupdf-gives-up", "mupdf-skips-them"],
+)
+def test_a_page_whose_content_mupdf_cannot_read_is_said_so_not_empty(
+    tmp_path: Path, in_text: bool, problem: str
+) -> None:
+    """100,000 nested arrays: MuPDF stops reading the page (or skips them): what follows is lost, and told."""
+    first, damaged = extract_pages(nested_arrays_pdf(tmp_path / "arrays.pdf", in_text))
+    assert first.text.startswith("A plain first page") and first.warnings == ()
+    assert damaged.warnings == (f"the page's content could not be read fully ({problem}): text may be missing",)
+    assert "Text after them" not in damaged.text
+    assert damaged.text == ("Text before the arrays." if in_text else "")
 
 
 def test_same_pdf_gives_identical_pages(tmp_path: Path) -> None:
@@ -475,3 +472,33 @@ def test_page_number_above_the_bottom_band_is_removed_when_it_repeats(tmp_path: 
     for content in pages:
         assert content.text.splitlines()[-1] != str(content.page)
     assert "\n42\n" in pages[1].text
+
+
+def test_a_line_alone_on_every_page_is_kept_not_taken_for_a_running_header(tmp_path: Path) -> None:
+    """A running header repeats over text that changes; a document whose every page shows one same line
+    (a form's stub, pages of a rotated sample) would otherwise lose all its text."""
+    document = pymupdf.open()
+    for _ in range(4):
+        document.new_page().insert_text((72, 60), "Fédération habibi", fontsize=11, fontname="helv")
+    pages = extract_pages(_save(document, tmp_path))
+    assert [page.text for page in pages] == ["Fédération habibi"] * 4
+
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+
+
+@pytest.mark.parametrize(
+    ("name", "index", "row"),
+    [
+        ("tex-table-cells-words.pdf", 0, ("Options nouvelles", "")),  # TeX: no space characters in the cells
+        ("regs-serif-small-capitals.pdf", 2, ("b)", "Le blâme ;")),  # a regulation's sanctions, office rules
+        ("crossing-rules-without-table.pdf", 0, None),  # rules that cross around no table: the pre-filter lets it by
+    ],
+)
+def test_ruled_tables_of_real_pages_are_found_by_find_tables(name: str, index: int, row: tuple | None) -> None:
+    with pymupdf.open(REAL / name) as document:
+        assert may_hold_table(document[index].get_cdrawings())
+    page = extract_pages(REAL / name)[index]
+    tables = [block.table for block in page.blocks if block.kind == "table"]
+    assert len(tables) == (row is not None)
+    assert row is None or row in tables[0].rows

@@ -3,13 +3,24 @@ from pathlib import Path
 import pytest
 
 from pocket_assets.core.errors import PdfError
-from pocket_assets.core.pdf import corpus_of, discover_pdfs, inspect_pdf, scan_raw_folder, sha256_file, source_name
+from pocket_assets.core.extract import extract_pages
+from pocket_assets.core.pdf import (
+    REPAIRED_WARNING,
+    corpus_of,
+    discover_pdfs,
+    inspect_pdf,
+    scan_raw_folder,
+    sha256_file,
+    source_name,
+)
 from pocket_assets.core.records import parse_corpora
 from pocket_assets_tests.pdf_factory import (
     SAMPLE_RAW,
+    broken_xref_pdf,
     encrypted_pdf,
     image_only_pdf,
     odd_corpus,
+    page_tree_pdf,
     random_bytes_pdf,
     text_pdf,
     truncated_pdf,
@@ -43,6 +54,63 @@ def test_bad_pdfs_are_refused_with_the_file_named(tmp_path: Path, make, message:
         inspect_pdf(path, "fr/broken.pdf")
     assert message in str(raised.value)
     assert str(raised.value).startswith("broken.pdf: ")
+
+
+@pytest.mark.parametrize("how", ["cut", "offset"])
+def test_a_pdf_whose_cross_reference_table_is_broken_is_built_and_said_repaired(tmp_path: Path, how: str) -> None:
+    good = text_pdf(tmp_path / "good.pdf", ["First page of the rules. " * 8, "Second page of the rules. " * 8])
+    path = broken_xref_pdf(tmp_path / "fr" / "repaired.pdf", good, how)
+    assert inspect_pdf(path, "fr/repaired.pdf").page_count == 2
+    pages = extract_pages(path)
+    assert [page.text for page in pages] == [page.text for page in extract_pages(good)]
+    assert pages[0].warnings == (REPAIRED_WARNING,) and pages[1].warnings == ()
+
+
+def _refusal(path: Path) -> str:
+    """The one sentence both the raw_pdf and the pages stage give for `path`, which must be the same."""
+    with pytest.raises(PdfError) as inspected:
+        inspect_pdf(path, "fr/tree.pdf")
+    with pytest.raises(PdfError) as extracted:
+        extract_pages(path)
+    assert str(inspected.value) == str(extracted.value)
+    message = str(inspected.value)
+    assert message.startswith("tree.pdf: ") and "\n" not in message
+    return message
+
+
+@pytest.mark.parametrize("count", ["-5", "1000000000"])
+def test_a_page_count_mupdf_refuses_fails_that_pdf_only_with_a_sentence(tmp_path: Path, count: str) -> None:
+    message = _refusal(page_tree_pdf(tmp_path / "tree.pdf", count, [1, 2]))
+    assert "page tree is malformed (code=7: Invalid number of pages)" in message
+
+
+def test_a_page_count_that_is_no_integer_fails_that_pdf_only_with_a_sentence(tmp_path: Path) -> None:
+    message = _refusal(page_tree_pdf(tmp_path / "tree.pdf", "1e9", [1, 2]))  # MuPDF reads 1e9 as null: 0 pages
+    assert "its /Count is null, not the number of the 2 page(s) it lists" in message
+
+
+def test_a_page_tree_that_holds_itself_fails_that_pdf_only_with_a_sentence(tmp_path: Path) -> None:
+    path = page_tree_pdf(tmp_path / "tree.pdf", "2", [1, 2])
+    path.write_bytes(path.read_bytes().replace(b"/Kids[4 0 R 6 0 R]", b"/Kids[2 0 R 6 0 R]"))  # same length
+    assert "none of its 2 page(s) can be read (page 1: the page cannot be loaded (code=7: cycle in page tree))" in (
+        _refusal(path)
+    )
+
+
+def test_a_page_listed_twice_is_read_twice(tmp_path: Path) -> None:
+    """MuPDF shows a repeated page object as two pages, as a viewer does: both are built."""
+    path = page_tree_pdf(tmp_path / "fr" / "tree.pdf", "3", [1, 1, 2])
+    assert inspect_pdf(path, "fr/tree.pdf").page_count == 3
+    first, again, second = extract_pages(path)
+    assert first.text == again.text == "Page 1 of the document, with enough words to be read."
+    assert second.text.startswith("Page 2") and not (first.warnings or again.warnings or second.warnings)
+
+
+def test_pages_the_tree_counts_but_does_not_hold_are_warned_and_the_rest_built(tmp_path: Path) -> None:
+    path = page_tree_pdf(tmp_path / "fr" / "tree.pdf", "4", [1, 2])
+    pages = extract_pages(path)
+    assert [page.text[:6] for page in pages] == ["Page 1", "Page 2", "", ""]
+    assert pages[2].warnings == ("the page cannot be loaded (page not in document): its text is missing",)
 
 
 def test_image_only_pdf_is_a_valid_pdf(tmp_path: Path) -> None:

@@ -17,9 +17,9 @@ SHA = "a" * 64
 
 
 def _build(store: PartitionStore, key: str, sha: str, versions: dict[Stage, str | None], upto: int | None = None) -> None:
-    """Staleness reads manifests only: these stand for outputs built with `versions`."""
+    """Stage files (empty) with their manifests: outputs built with `versions`."""
     for stage, version in list(versions.items())[:upto]:
-        store.write_manifest(PartitionManifest(stage.name, key, STATUS_OK, rows=1, source_sha256=sha, code_version=version))
+        store.write(stage, key, [], PartitionManifest(stage.name, key, STATUS_OK, rows=0, source_sha256=sha, code_version=version))
 
 
 def test_fresh_after_a_full_build(tmp_path: Path) -> None:
@@ -48,7 +48,7 @@ def test_chunker_bump_makes_chunking_stale_but_not_ingest(tmp_path: Path) -> Non
     _build(store, "fr/a.pdf", SHA, VERSIONS)
     bumped = {**VERSIONS, PARENTS: "chunker-v2+aaaa", CHILDREN: "chunker-v2+aaaa"}
     (reason,) = partition_staleness(store, "fr/a.pdf", SHA, bumped).reasons
-    assert reason == "parents built with chunker-v1+aaaa, current is chunker-v2+aaaa"
+    assert reason == "parents built with other settings: chunker-v1+aaaa, current is chunker-v2+aaaa"
 
 
 def test_failed_last_attempt_is_stale(tmp_path: Path) -> None:
@@ -73,3 +73,13 @@ def test_fingerprint_follows_file_and_code_versions() -> None:
     assert same == build_fingerprint(SHA, dict(reversed(list(VERSIONS.items()))))
     assert same != build_fingerprint("b" * 64, VERSIONS)
     assert same != build_fingerprint(SHA, {**VERSIONS, PARENTS: "chunker-v2+aaaa"})
+
+
+def test_a_stage_file_missing_or_not_the_size_recorded_is_stale(tmp_path: Path) -> None:
+    store = PartitionStore(tmp_path)
+    _build(store, "fr/a.pdf", SHA, VERSIONS)
+    store.data_path(PAGES, "fr/a.pdf").write_bytes(b"PAR1")
+    (reason,) = partition_staleness(store, "fr/a.pdf", SHA, VERSIONS).reasons
+    assert reason.startswith("pages: its pages file is damaged (4 bytes, ")
+    store.data_path(PAGES, "fr/a.pdf").unlink()
+    assert partition_staleness(store, "fr/a.pdf", SHA, VERSIONS).reasons == ("pages: its pages file is missing (a.pdf.parquet)",)

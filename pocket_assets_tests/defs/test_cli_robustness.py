@@ -96,7 +96,7 @@ def test_chunk_splitter_in_text_or_name_never_opens_a_chunk_and_is_warned(odd_bu
 
 def test_pdfs_without_text_or_outside_a_corpus_are_warned_with_what_to_do(odd_build: Build) -> None:
     warnings = odd_build.printed.split("warning(s)")[1]
-    assert "fr/scan.pdf: holds no text at all (image-only page(s) 1)" in warnings and "extraction.ocr" in warnings
+    assert "fr/scan.pdf: holds no text at all (image-only page(s) 1)" in warnings and "tesseract-ocr" in warnings
     assert "top.pdf is at the top of the raw folder" in warnings
     assert "de/x.pdf is in 'de', not a corpus" in warnings and "POCKET_ASSETS_CORPORA" in warnings
     metadata = PartitionStore(odd_build.out / "stages").manifest(PAGES, "fr/scan.pdf").extra

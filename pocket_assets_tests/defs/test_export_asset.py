@@ -15,7 +15,7 @@ from pocket_assets.runstate.stages import VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionManifest
 from pocket_assets.defs.resources import CorpusPaths, default_paths
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
-from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus
+from pocket_assets_tests.pdf_factory import text_pdf, REPO_ROOT, small_corpus
 
 
 @pytest.fixture
@@ -110,9 +110,10 @@ def test_strict_export_comes_from_the_environment(monkeypatch: pytest.MonkeyPatc
 def test_colliding_chunk_ids_fail_corpus_ids_unique_and_leave_only_that_pdf_out(
     instance: DagsterInstance, built: CorpusPaths
 ) -> None:
-    """`fr/Reglement.PDF` beside `fr/reglement.pdf`... both cite `reglement.pdf` once normalised: same ids."""
+    """`fr/Reglement.PDF` beside `fr/reglement.pdf`... both cite `reglement.pdf` once normalised: same ids
+    (other bytes: a copy of the same bytes is a duplicate, exported once, not a collision)."""
     store, twin = built.store(), "fr/zz-twin.pdf"
-    shutil.copy(built.raw_path / "fr" / "reglement.pdf", built.raw_path / twin)
+    text_pdf(built.raw_path / twin, ["Un autre texte du règlement, assez long pour faire un morceau."])
     shutil.copy(store.data_path(VALIDATED_CHUNKS, "fr/reglement.pdf"), store.data_path(VALIDATED_CHUNKS, twin))
     manifest = store.manifest(VALIDATED_CHUNKS, "fr/reglement.pdf")
     store.write_manifest(dataclasses.replace(manifest, partition_key=twin))

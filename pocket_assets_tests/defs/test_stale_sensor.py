@@ -39,7 +39,7 @@ def test_stale_pdfs_observes_changes_only(instance: DagsterInstance, tmp_path: P
     sha = sha256_file(raw / "fr" / "a.pdf")
     for stage, version in environment_versions().items():  # manifests as a build with these versions leaves them
         manifest = PartitionManifest(stage.name, "fr/a.pdf", STATUS_OK, rows=1, source_sha256=sha, code_version=version)
-        paths.store().write_manifest(manifest)
+        paths.store().write(stage, "fr/a.pdf", [], manifest)
     fresh = _tick(instance, paths, quiet.cursor)
     assert _observed(fresh) == {"fr/a.pdf": False}
     assert fresh.skip_reason.skip_message.startswith("1 of 2 PDF(s) stale")

@@ -86,7 +86,7 @@ def test_chunk_size_from_the_environment_makes_every_pdf_stale(
 @pytest.mark.parametrize(
     ("change", "first_stale_stage"),
     [
-        ({"extraction": ExtractionResource(ocr=True)}, "pages"),
+        ({"extraction": ExtractionResource(ocr=False)}, "pages"),
         ({"extraction": ExtractionResource(detect_tables=False)}, "pages"),
         ({"summarizer": SummarizerResource(kind="llm", model="qwen")}, "table_summaries"),
     ],

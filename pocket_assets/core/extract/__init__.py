@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pocket_assets.core.document import assemble_pages
-from pocket_assets.core.extract.cleanup import out_of_step, running_in_slots, running_signatures, scattered
+from pocket_assets.core.extract.cleanup import MarginLine, out_of_step, running_in_slots, running_signatures, scattered
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus, forget_wordings
 from pocket_assets.core.extract.reading_order import document_column_lefts
 from pocket_assets.core.extract.markdown import (
@@ -23,7 +23,7 @@ from pocket_assets.core.extract.markdown import (
     page_paragraphs,
     render_page,
 )
-from pocket_assets.core.extract.ocr import OcrUnavailableError, tessdata_folder
+from pocket_assets.core.extract.ocr import DEFAULT_LANGUAGE, OcrUnavailableError
 from pocket_assets.core.extract.scan import PageScan, scan_pages
 from pocket_assets.core.pdf import open_pdf
 from pocket_assets.core.records import PageRecord
@@ -41,16 +41,18 @@ __all__ = [
 # PDF extracted before is stale (v2: unruled tables, margin-label headings, equation blocks; v3: labelled
 # headings and their nesting, small capitals, office tables, short-document running lines, TeX accents;
 # v4: running headers whose text changes with the chapter, "Chapter 1: Introduction 2"; v5: numbered headings
-# and numbered paragraphs printed in the body's lines set apart, `3.` / `5.6 a)` headings, issue 33).
-EXTRACTOR_VERSION = "pocket-extract-v5"
+# and numbered paragraphs printed in the body's lines set apart, `3.` / `5.6 a)` headings, issue 33; v6: turned
+# pages read in their text's frame, each table word in one cell, OCR of pages without a text layer, damaged
+# pages warned, issues 33 and 32).
+EXTRACTOR_VERSION = "pocket-extract-v6"
 
 
 @dataclass(frozen=True)
 class ExtractionOptions:
-    """How pages are read; the defaults suit born-digital PDFs."""
+    """How pages are read; the defaults suit born-digital PDFs and scans alike."""
 
-    ocr: bool = False  # OCR pages without a text layer (needs Tesseract)
-    ocr_language: str = "fra+eng"  # Tesseract languages, joined with "+"
+    ocr: bool = True  # OCR pages without a text layer (needs Tesseract; without it they are told, not read)
+    ocr_language: str = DEFAULT_LANGUAGE  # Tesseract languages, joined with "+"
     detect_tables: bool = True  # ruled tables as pipe tables (pre-filtered find_tables)
 
 
@@ -63,7 +65,12 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
         for paragraph in page_paragraphs(scan, frozenset(), column_left)[0]:
             census.add_paragraph(paragraph, scan.number, in_margin=scan.margin_position(paragraph.first) is not None)
     candidates = [margin_lines(scan) for scan in scans]
-    running = running_signatures(([line.signature for line in lines] for lines in candidates), len(scans))
+    # A line runs from page to page over text that changes: on a page holding nothing else it does not
+    # vote (a document whose every page shows one same line keeps it).
+    running = running_signatures(
+        ([line.signature for line in lines] for lines, scan in zip(candidates, scans) if _holds_more(scan, lines)),
+        len(scans),
+    )
     flat = [line for lines in candidates for line in lines]
     running -= out_of_step(flat, running) | scattered(flat, running)
     running |= running_in_slots(flat, len(scans), running, census.heading_titles())
@@ -80,6 +87,11 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
         forget_wordings()
 
 
+def _holds_more(scan: PageScan, margin: tuple[MarginLine, ...]) -> bool:
+    """The page holds text beyond its `margin` lines (a table counts)."""
+    return bool(scan.tables) or sum(len(block) for block in scan.blocks) > len(margin)
+
+
 def extract_pages(path: Path, options: ExtractionOptions | None = None) -> tuple[PageRecord, ...]:
     """Every page of the PDF as a PageRecord, spans and line numbers placed by `assemble_pages`.
 
@@ -91,12 +103,10 @@ def extract_pages(path: Path, options: ExtractionOptions | None = None) -> tuple
 
 def _scans(path: Path, options: ExtractionOptions) -> list[PageScan]:
     """Every page's scan, in page order."""
-    tessdata = tessdata_folder(options.ocr_language) if options.ocr else None
     with open_pdf(path) as document:
         return scan_pages(
             document,
             path.name,
             detect_tables=options.detect_tables,
             ocr_language=options.ocr_language if options.ocr else None,
-            tessdata=tessdata,
         )

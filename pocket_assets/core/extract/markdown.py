@@ -25,7 +25,7 @@ from pocket_assets.core.extract.headings import (
 )
 from pocket_assets.core.extract.numbering import DECIMAL, is_bare_label, read_label
 from pocket_assets.core.extract.reading_order import Line, Paragraph, split_margin_labels, split_paragraphs
-from pocket_assets.core.extract.scan import EDGE_SLACK, EMPTY_WARNING, PageScan
+from pocket_assets.core.extract.scan import EDGE_SLACK, EMPTY_WARNING, IMAGE_ONLY_WARNING, PageScan
 from pocket_assets.core.extract.tables import pipe_table
 from pocket_assets.core.records import Block, TableCells
 
@@ -449,8 +449,8 @@ def render_page(
         writer.add("table", pipe_table(table.cells), table=table.cells)
     text = writer.text()
     warnings = scan.warnings
-    if not text and not warnings:
-        warnings = (EMPTY_WARNING,)
+    if not text and scan.damage is None and IMAGE_ONLY_WARNING not in warnings:
+        warnings = (*warnings, EMPTY_WARNING)
     content = PageContent(scan.number, text, tuple(writer.blocks), warnings)
     last = writer.blocks[-1] if writer.blocks else None
     bare_label = last is not None and last.kind == "heading" and is_bare_label(text[last.char_start : last.char_end])

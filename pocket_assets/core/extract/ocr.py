@@ -1,21 +1,33 @@
-"""Optional OCR of scanned pages through PyMuPDF and Tesseract (off by default).
+"""OCR of pages without a text layer, through PyMuPDF and Tesseract (on by default).
 
-OCR is slow (seconds per page) and needs a system install, so it runs only when
-asked for, and only on pages without a text layer; asking for it without
-Tesseract fails at once with the fix, not after hours of silent empty pages.
+A scanned regulation is as much a part of the corpus as a typeset one, so OCR is on;
+it runs only on pages with no text layer and something drawn on them, so born-digital
+PDFs never pay for it. Tesseract is a system install: where it (or one of the
+languages) is missing, the build goes on without reading those pages and says once
+per PDF how to install it, not once per page.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pymupdf
 
+from pocket_assets.core.extract.reading_order import text_dict
+from pocket_assets.core.extract.turn import transformed_text
+
+
+# Rendered for Tesseract at 300 dpi, French and English pages read with a CER of 2.0-2.5 % against 3.0-3.6 % at
+# 200 dpi, for ~10 % more CPU (5-6 s a page either way: benchmarks/bench_ocr.py).
 OCR_DPI = 300
+DEFAULT_LANGUAGE = "fra+eng"
+INSTALL = "apt-get install tesseract-ocr tesseract-ocr-fra tesseract-ocr-eng"
 
 
 class OcrUnavailableError(RuntimeError):
-    """OCR was requested but Tesseract or one of its languages is not installed."""
+    """Tesseract or one of the requested languages is not installed; the message says how to install it."""
 
 
 def tessdata_folder(language: str) -> str:
@@ -24,18 +36,64 @@ def tessdata_folder(language: str) -> str:
         folder = pymupdf.get_tessdata()
     except RuntimeError:
         raise OcrUnavailableError(
-            "OCR was requested but Tesseract is not installed; install it (Debian: "
-            "apt-get install tesseract-ocr tesseract-ocr-fra) or turn OCR off"
+            f"pages without a text layer are not read: OCR needs Tesseract, which is not installed "
+            f"(Debian: {INSTALL})"
         ) from None
     missing = [name for name in language.split("+") if not (Path(folder) / f"{name}.traineddata").is_file()]
     if missing:
+        packages = " ".join(f"tesseract-ocr-{name}" for name in missing)
         raise OcrUnavailableError(
-            f"OCR was requested for {language!r} but Tesseract lacks {', '.join(missing)} in {folder}; "
-            f"install them (Debian: tesseract-ocr-{missing[0]}) or change the OCR language"
+            f"pages without a text layer are not read: Tesseract lacks the OCR language(s) "
+            f"{', '.join(missing)} (Debian: apt-get install {packages}), or change the OCR languages"
         )
     return folder
 
 
-def ocr_textpage(page: pymupdf.Page, language: str, tessdata: str) -> pymupdf.TextPage:
-    """A text page recognized from the page image, readable with `get_text("dict")`."""
-    return page.get_textpage_ocr(language=language, dpi=OCR_DPI, full=True, tessdata=tessdata)
+@dataclass
+class PageOcr:
+    """OCR for the pages of one PDF that need it; Tesseract is looked for at the first such page only.
+
+    `missing`: why OCR cannot run (Tesseract or a language not installed), once looked for.
+    `dpi`: the resolution the page is rendered at for Tesseract.
+    """
+
+    language: str
+    dpi: int = OCR_DPI
+    _tessdata: str | None = field(default=None, init=False)
+    missing: str | None = field(default=None, init=False)
+    _told: bool = field(default=False, init=False)
+
+    def first_notice(self) -> str | None:
+        """`missing` the first time it is asked for, then None: the PDF says how to install Tesseract once."""
+        if self._told:
+            return None
+        self._told = True
+        return self.missing
+
+    def text(self, page: pymupdf.Page) -> dict[str, Any] | None:
+        """The text dictionary Tesseract reads on the page as shown, on the unrotated page like any text
+        dictionary of it; None when OCR cannot run (`missing` says why).
+
+        Raises what MuPDF raises when the page cannot be rendered or recognized. A turned page is
+        read from an upright copy (`Page.remove_rotation`) and its words put back on the page with
+        `page.derotation_matrix`: PyMuPDF 2.0's `get_textpage_ocr` maps the words of a page turned
+        270° off the page and drops them all.
+        """
+        if self._tessdata is None and self.missing is None:
+            try:
+                self._tessdata = tessdata_folder(self.language)
+            except OcrUnavailableError as error:
+                self.missing = str(error)
+        if self._tessdata is None:
+            return None
+        if not page.rotation:
+            return text_dict(page, self._recognized(page))
+        with pymupdf.open() as copy:
+            copy.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+            upright = copy[0]
+            upright.remove_rotation()
+            shown = text_dict(upright, self._recognized(upright))
+        return transformed_text(shown, page.derotation_matrix, page.rect * page.derotation_matrix)
+
+    def _recognized(self, page: pymupdf.Page) -> pymupdf.TextPage:
+        return page.get_textpage_ocr(language=self.language, dpi=self.dpi, full=True, tessdata=self._tessdata)

@@ -1,11 +1,11 @@
 """Tables: ruled ones as `find_tables()` finds them, unruled ones from aligned text; each behind a cheap test.
 
-`find_tables()` costs 40-200x plain text extraction (`table_finder`'s copy of its
-"lines" strategy about half that); a page whose drawings hold no crossing rules
-cannot hold a ruled table, and that test costs less than reading the text. Its layout model also finds unruled tables but costs ~200x
-plain, so unruled tables are read from the text dictionary the scan already
-holds: a run of lines that each break into pieces far apart on one baseline
-is a candidate, and only candidates are cut into columns and checked.
+`find_tables()` costs 40-200x plain text extraction; a page whose drawings hold no
+crossing rules cannot hold a ruled table, and that test costs less than reading the
+text. Its layout model also finds unruled tables but costs ~200x plain, so unruled
+tables are read from the text dictionary the scan already holds: a run of lines that
+each break into pieces far apart on one baseline is a candidate, and only candidates
+are cut into columns and checked.
 """
 
 from __future__ import annotations
@@ -13,19 +13,15 @@ from __future__ import annotations
 import bisect
 import re
 import statistics
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 import pymupdf
-import pymupdf.table
 
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join_lines
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
-from pocket_assets.core.extract.table_chars import fast_table_chars
-from pocket_assets.core.extract.table_finder import Grid, find_ruled_grids
+from pocket_assets.core.extract.turn import turned_words
 from pocket_assets.core.records import TableCells
 
 RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule
@@ -92,14 +88,17 @@ def _crosses_inside(inner: Segment, outer: Segment) -> bool:
     )
 
 
-def may_hold_table(drawings: list[dict[str, Any]]) -> bool:
+def may_hold_table(drawings: list[dict[str, Any]], quarter_turned: bool = False) -> bool:
     """The pre-filter: a column rule that meets a row rule inside its length (`drawings`: the page's
-    `get_cdrawings()`, which the table finder reads too).
+    `get_cdrawings()`, on the unrotated page; `quarter_turned`: the page is read turned 90° or 270°,
+    so its rows are the unrotated page's vertical rules).
 
     Plain boxes (framed code, shaded lines) and lone horizontal rules (footnotes,
     title bars) have none, and are the common false alarms of a plain count.
     """
     horizontal, vertical = (_joined(segments) for segments in _rules(drawings))
+    if quarter_turned:
+        horizontal, vertical = vertical, horizontal
     # Shorter than a line of text: the edges of a shaded bar, not a column rule.
     vertical = [segment for segment in vertical if segment[2] - segment[1] >= MIN_ROW_HEIGHT]
     if len(horizontal) < 2 or not vertical:
@@ -137,77 +136,61 @@ def _centred_words(words: list[tuple]) -> _CentredWords:
     return _CentredWords([cy for cy, _, _ in centred], centred)
 
 
-def _cell_words(cell: tuple[float, float, float, float] | None, words: _CentredWords) -> str:
-    """The words whose centre lies in the cell, in reading order, separated as on the page.
+Cell = tuple[float, float, float, float]
+
+
+def _cell_texts(cells: list[Cell], words: _CentredWords) -> dict[Cell, str]:
+    """Each cell's words, in reading order, separated as on the page; a word in the smallest cell holding its centre.
 
     `Table.extract()` joins characters and loses the spaces TeX never writes
     (`insèredecl directemententête`), so cells are read from MuPDF's words instead.
-    Only the words of the cell's height are looked at: a page's table has hundreds of cells.
+    The "lines" strategy may also close a box around a block of the grid (turned pages
+    above all): read whole, that box would repeat the words of every cell inside it, so
+    it keeps only the words no smaller cell holds (a caption inside the table's frame).
+    Only the words of a cell's height are looked at: a page's table has hundreds of cells.
     """
-    if cell is None:
-        return ""
-    x0, y0, x1, y1 = cell
-    band = words.words[bisect.bisect_left(words.heights, y0) : bisect.bisect_right(words.heights, y1)]
-    inside = [word for _, cx, word in band if x0 <= cx <= x1]
-    inside.sort(key=lambda word: (word[5], word[6], word[7]))
-    lines: dict[tuple[int, int], list[str]] = {}
-    for word in inside:
-        lines.setdefault((word[5], word[6]), []).append(word[4])
-    return _cell_text(join_lines(" ".join(line) for line in lines.values()))
-
-
-@contextmanager
-def _headers_left_unread() -> Iterator[None]:
-    """While inside, `find_tables()` does not read its tables' headers.
-
-    On a rotated page it reads every table's header before turning the page back
-    (rendering the top row twice: half its time there); extraction reads the cells only.
-    """
-    read_header = pymupdf.table.Table._get_header
-    pymupdf.table.Table._get_header = lambda table, y_tolerance=3: None
-    try:
-        yield
-    finally:
-        pymupdf.table.Table._get_header = read_header
-
-
-def _pymupdf_grids(page: pymupdf.Page, use_layout: bool) -> list[Grid]:
-    """Each table of `page.find_tables()`: its bbox and its rows of cells."""
-    with fast_table_chars(), _headers_left_unread():
-        page_tables = page.find_tables(use_layout=use_layout).tables
-    return [(table.bbox, [row.cells for row in table.rows]) for table in page_tables]
+    taken: set[int] = set()
+    texts = {}
+    for cell in sorted(set(cells), key=lambda box: ((box[2] - box[0]) * (box[3] - box[1]), box)):
+        x0, y0, x1, y1 = cell
+        start, end = bisect.bisect_left(words.heights, y0), bisect.bisect_right(words.heights, y1)
+        inside = [index for index in range(start, end) if index not in taken and x0 <= words.words[index][1] <= x1]
+        taken.update(inside)
+        cell_words = sorted((words.words[index][2] for index in inside), key=lambda word: (word[5], word[6], word[7]))
+        lines: dict[tuple[int, int], list[str]] = {}
+        for word in cell_words:
+            lines.setdefault((word[5], word[6]), []).append(word[4])
+        texts[cell] = _cell_text(join_lines(" ".join(line) for line in lines.values()))
+    return texts
 
 
 def find_page_tables(
-    page: pymupdf.Page,
-    use_layout: bool = False,
-    textpage: pymupdf.TextPage | None = None,
-    drawings: list[dict[str, Any]] | None = None,
+    page: pymupdf.Page, textpage: pymupdf.TextPage | None = None, use_layout: bool = False
 ) -> list[FoundTable]:
-    """Tables of at least 2 rows and 2 columns with some text, in top-to-bottom order.
+    """Tables of at least 2 rows and 2 columns with some text, in top-to-bottom order, as `page.find_tables()`
+    finds them on the page as shown (turned by its `/Rotate`, or by `turn.turned` for reading).
 
-    Extraction finds ruled tables only (`use_layout=False`), with `table_finder`'s copy of
-    `find_tables()` where it applies; the layout model also finds unruled ones but costs
-    ~200x plain text extraction per page. `textpage`: the page's own text read with
-    DICT_FLAGS (the scan's), so the cells' words are not read again; `drawings`: its
-    `get_cdrawings()`, when the pre-filter has read them.
+    Extraction finds ruled tables only (`use_layout=False`); the layout model also finds
+    unruled ones but costs ~200x plain text extraction per page. `textpage`: the page's own
+    text read with DICT_FLAGS (the scan's), so the cells' words are not read again.
     """
-    grids = None
-    if not use_layout:
-        grids = find_ruled_grids(page, page.get_cdrawings() if drawings is None else drawings)
-    if grids is None:
-        grids = _pymupdf_grids(page, use_layout)
-    found = []
-    words = page.get_text("words", flags=DICT_FLAGS, textpage=textpage) if grids else []
+    finder = page.find_tables(use_layout=use_layout)
+    if finder is None:  # find_tables() reports its own failures by returning None
+        raise RuntimeError("PyMuPDF's find_tables() failed on the page")
+    if not finder.tables:
+        return []
+    words = turned_words(page.get_text("words", flags=DICT_FLAGS, textpage=textpage), page)
     centred = _centred_words(words)
-    for bbox, cells in grids:
-        rows = [tuple(_cell_words(cell, centred) for cell in row) for row in cells]
+    found = []
+    for table in finder.tables:
+        texts = _cell_texts(table.cells, centred)
+        rows = [tuple("" if cell is None else texts[cell] for cell in row.cells) for row in table.rows]
         rows = [row for row in rows if any(row)]
         if len(rows) < 2 or max(len(row) for row in rows) < 2:
             continue
         # The first extracted row is the header: an "external" header found above the
         # bbox would duplicate text that is already read as a paragraph.
-        x0, y0, x1, y1 = (float(value) for value in bbox)
+        x0, y0, x1, y1 = (float(value) for value in table.bbox)
         found.append(FoundTable((x0, y0, x1, y1), TableCells(header=rows[0], rows=tuple(rows[1:]))))
     found.sort(key=lambda table: (table.bbox[1], table.bbox[0]))
     return found

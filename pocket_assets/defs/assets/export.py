@@ -42,6 +42,7 @@ from pocket_assets.core.quality.validation import corpus_frame_columns, corpus_i
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, GatesResource
 from pocket_assets.runstate.export_lock import export_lock
+from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence, known_sha256
 from pocket_assets.runstate.export_state import export_fingerprint, record_export
 from pocket_assets.runstate.export_pieces import ValidatedFile, read_validated, stored_pieces, validated_chunks_as_read
 from pocket_assets.runstate.export_selection import select_for_export
@@ -51,7 +52,7 @@ from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, Partiti
 
 CORPUS_IDS_CHECK = "corpus_ids_unique"
 # How each PDF went into the export, in its `android_export` manifest (read by the build command).
-SHIPPED_FRESH, SHIPPED_STALE, LEFT_OUT = STATUS_OK, "stale", "left_out"
+SHIPPED_FRESH, SHIPPED_STALE, LEFT_OUT, DUPLICATE = STATUS_OK, "stale", "left_out", "duplicate"
 
 Columns = dict[str, list[Any]]  # column -> values, in the PDF's validated file's row order
 
@@ -78,7 +79,8 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
     store = paths.store()
     scan = paths.scan()
     fingerprint = export_fingerprint(store, scan.keys, paths.export_strict)
-    selection = select_for_export(store, scan.keys)
+    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(known_sha256(store, paths.raw_path, scan.keys))
+    selection = select_for_export(store, [key for key in scan.keys if key not in duplicates])
     suite_columns = corpus_frame_columns(gates.expectations_path)
     held = tuple(dict.fromkeys(KEY_COLUMNS + suite_columns))
     files, unreadable = _read_validated_files(store, selection.shipped, held)
@@ -109,11 +111,12 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
         leftovers = remove_leftover_temps(paths.output_path)
         for corpus in paths.corpus_names:
             keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]
-            export = _write_corpus(paths, gates, corpus, keys, generated, files, columns_by_key, stale, left_out)
+            notes = {"duplicates": [{"pdf": key, "duplicate_of": duplicates[key]} for key in keys if key in duplicates]}
+            export = _write_corpus(paths, gates, corpus, keys, generated, files, columns_by_key, stale, left_out, notes)
             _note_neutralised(export.neutralised, columns_by_key, warnings)
             metadata.update(_corpus_metadata(export))
         record_export(paths.output_path, fingerprint, run_id)
-    _record(store, run_id, _export_states(scan.keys, stale, left_out, warnings))
+    _record(store, run_id, _export_states(scan.keys, stale, left_out, warnings, duplicates))
     metadata.update(pdfs_exported=len(columns_by_key), pdfs_stale=len(stale), pdfs_left_out=len(left_out))
 
     sentences = {
@@ -121,6 +124,7 @@ def android_export(context: AssetExecutionContext, paths: CorpusPaths, gates: Ga
         "left_out": [f"{key}: {why}" for key, why in sorted(left_out.items())],
         "warnings": [f"{key}: {note}" for key in scan.keys for note in pdf_warnings(store, key, STAGES) + warnings[key]],
         "not_built": [why for _, why in scan.refused + scan.ignored],
+        "duplicates": [duplicate_sentence(key, original) for key, original in sorted(duplicates.items())],
         "leftover_temps_removed": [path.name for path in leftovers],
     }
     for name, lines in sentences.items():
@@ -162,6 +166,7 @@ def _write_corpus(
     columns_by_key: dict[str, Columns],
     stale: dict[str, str],
     left_out: dict[str, str],
+    duplicates: dict[str, list[dict[str, str]]],
 ) -> CorpusExport:
     """Write one corpus from each PDF's export piece (kept beside its stages; rendered again from its validated
     chunks when missing, damaged or made from another version of them); a chunk the export refuses (e.g.
@@ -180,7 +185,7 @@ def _write_corpus(
             load=load,
             shelf=stored_pieces(store, gates.expectations_path, shipped),
         )
-        notes = _corpus_notes(keys, columns_by_key, stale, left_out)
+        notes = {**_corpus_notes(keys, columns_by_key, stale, left_out), **duplicates}
         try:
             return write_corpus_parts(
                 corpus,
@@ -275,11 +280,17 @@ ExportState = tuple[str, str | None, list[str]]  # (status, reason, warnings)
 
 
 def _export_states(
-    keys: Sequence[str], stale: dict[str, str], left_out: dict[str, str], warnings: dict[str, list[str]]
+    keys: Sequence[str],
+    stale: dict[str, str],
+    left_out: dict[str, str],
+    warnings: dict[str, list[str]],
+    duplicates: dict[str, str],
 ) -> dict[str, ExportState]:
     states: dict[str, ExportState] = {}
     for key in keys:
-        if key in left_out:
+        if key in duplicates:
+            states[key] = (DUPLICATE, duplicate_sentence(key, duplicates[key]), warnings[key])
+        elif key in left_out:
             states[key] = (LEFT_OUT, left_out[key], warnings[key])
         elif key in stale:
             states[key] = (SHIPPED_STALE, stale[key], warnings[key])

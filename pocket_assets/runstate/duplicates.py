@@ -1,0 +1,46 @@
+"""PDFs that are copies of another (the same bytes under another name): built and exported once.
+
+A corpus folder often holds the same file twice (`R01.pdf` and `R01 (1).pdf`); the phone would
+retrieve the same text twice, under two citations. The copy whose key sorts first is kept; every
+other is named as its duplicate (in the build's summary, the export's metadata and log) and left
+out of the builds and exports, unless the setting that keeps both is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pocket_assets.core.pdf import sha256_file
+from pocket_assets.runstate.stages import SOURCE
+from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+
+
+def duplicate_pdfs(sha256_by_key: Mapping[str, str]) -> dict[str, str]:
+    """Each duplicate's key to the key of the copy kept (the first in key order with the same sha256)."""
+    kept: dict[str, str] = {}
+    duplicates = {}
+    for key in sorted(sha256_by_key):
+        original = kept.setdefault(sha256_by_key[key], key)
+        if original != key:
+            duplicates[key] = original
+    return duplicates
+
+
+def known_sha256(store: PartitionStore, raw_dir: Path, keys: Sequence[str]) -> dict[str, str]:
+    """Each PDF's sha256: what `raw_pdf` recorded, else the file's own (a PDF never built is hashed here)."""
+    shas = {}
+    for key in keys:
+        manifest = store.manifest(SOURCE, key)
+        if manifest is not None and manifest.status == STATUS_OK and manifest.source_sha256:
+            shas[key] = manifest.source_sha256
+        elif (raw_dir / key).is_file():
+            shas[key] = sha256_file(raw_dir / key)
+    return shas
+
+
+def duplicate_sentence(key: str, original: str) -> str:
+    return (
+        f"{key} is a copy of {original} (the same bytes): built and exported once, as {original}; "
+        "set POCKET_ASSETS_KEEP_DUPLICATES=1 to keep both"
+    )
