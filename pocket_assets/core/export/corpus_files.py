@@ -39,8 +39,9 @@ is now (`made_from`, the caller's words) by this renderer and these schemas
 otherwise it is rendered again from the part's chunks and kept, never dropped.
 
 Memory: `write_corpus_parts` holds a few key columns of every chunk (ids, hashes, sort
-keys: `CorpusParts`) and one piece at a time; the previous corpus JSON is scanned, not
-held (`previous_export`); a corpus of many PDFs costs the export its ids, not its texts.
+keys: `CorpusParts`) and one piece at a time; of the previous corpus JSON, only the index
+the last export kept beside it is read, not the file (`previous_export`); a corpus of many
+PDFs costs the export its ids, not its texts.
 `write_corpus_exports` is the same over chunks already in memory (its pieces kept in temp
 files for the one export).
 
@@ -743,7 +744,7 @@ def _history_from(
     paths: Mapping[str, Path], current: CurrentChunks, min_overlap: float
 ) -> tuple[RedirectHistory, str | None]:
     """The redirect history carried over from the last export's redirect file and corpus JSON, and
-    when that export was generated. The previous corpus JSON is scanned, not held (`previous_export`)."""
+    when that export was generated. The previous corpus JSON is read through its index, not held (`previous_export`)."""
     history = _read_history(paths[REDIRECTS_FILE])
     try:
         previous = read_previous_export(paths[MODE_B_FILE])
