@@ -130,10 +130,6 @@ class ExportError(ValueError):
         self.reason = reason
         super().__init__(f"{chunk_id}: {reason}" if chunk_id else reason)
 
-    def __reduce__(self) -> tuple[type[ExportError], tuple[str | None, str]]:
-        """Picklable (a `Piece` written in another process carries its errors back)."""
-        return (ExportError, (self.chunk_id, self.reason))
-
 
 @dataclass(frozen=True)
 class SdkLine:
