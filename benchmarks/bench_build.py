@@ -390,7 +390,8 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     from pocket_assets.core.chunking.slice_counts import PieceTokens
     from pocket_assets.core.export.corpus_files import write_corpus_exports
     from pocket_assets.core.extract import extract_pages
-    from pocket_assets.core.pdf import discover_pdfs, inspect_pdf
+    from pocket_assets.core.pdf import inspect_pdf
+    from pocket_assets.core.raw_folder import discover_pdfs
     from pocket_assets.core.policy import ChunkPolicy
     from pocket_assets.core.quality.report import write_report_html
     from pocket_assets.core.quality.validation import load_gates, validate_corpus_ids, validate_partition

@@ -23,7 +23,7 @@ from pydantic import Field, PrivateAttr
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
 from pocket_assets.core.json_schema import Validator
-from pocket_assets.core.pdf import RawFolderScan, scan_raw_folder
+from pocket_assets.core.raw_folder import RawFolderScan, scan_raw_folder
 from pocket_assets.core.policy import ChunkPolicy, policy_from_environment
 from pocket_assets.core.quality.validation import PACKAGED_EXPECTATIONS, Gates, load_gates
 from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, RAW_DIR_ENV

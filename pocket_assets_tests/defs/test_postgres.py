@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from dagster import AssetKey, DagsterInstance, DagsterRunStatus
 
-from pocket_assets.core.pdf import discover_pdfs
+from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets.defs.cli_build import run_build
 from pocket_assets.defs.jobs import BUILD_CORPUS
 from pocket_assets.defs.ranges import run_tags

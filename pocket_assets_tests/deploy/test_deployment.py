@@ -49,7 +49,7 @@ from typing import Any
 import pytest
 
 from pocket_assets.core.export.corpus_files import parse_sdk_file
-from pocket_assets.core.pdf import discover_pdfs
+from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets_tests.e2e.webserver import (
     RepositoryAddress,
     Webserver,
