@@ -46,6 +46,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
@@ -72,6 +73,7 @@ class Measure:
     load: float  # 1-minute load average when it started
     returncode: int
     stdout: str
+    written_mib: float = 0.0  # what the tree wrote (write_bytes of every process, workers once reaped: ru_oublock)
 
 
 def _tree_pids(pid: int) -> list[int]:
@@ -98,21 +100,24 @@ def _tree_pss(pid: int) -> int:
 
     Each read makes the kernel walk the process's page tables (~8 ms of CPU for a 500 MB process), so the
     sampler is kept light: it reads `smaps_rollup` directly, every `SAMPLE_SECONDS`."""
-    total = 0
-    for member in _tree_pids(pid):
-        try:
-            with open(f"/proc/{member}/smaps_rollup") as rollup:
-                for line in rollup:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1]) * 1024
-                        break
-        except OSError:
-            pass
-    return total
+    return sum(process_pss(member) for member in _tree_pids(pid))
 
 
-def measure(command: list[str], env: dict[str, str]) -> Measure:
-    """Run a command to its end; its rusage comes from wait4 (it includes the workers it reaped)."""
+def process_pss(pid: int) -> int:
+    """Proportional set size of one process (bytes), from its `smaps_rollup`; 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def measure(command: list[str], env: dict[str, str], tree_size: Callable[[int], int] = _tree_pss) -> Measure:
+    """Run a command to its end; its rusage comes from wait4 (it includes the workers it reaped). `tree_size`
+    gives the memory of the tree under a pid, sampled every `SAMPLE_SECONDS` (the peak is kept)."""
     load = os.getloadavg()[0]
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -121,7 +126,7 @@ def measure(command: list[str], env: dict[str, str]) -> Measure:
 
     def sample() -> None:
         while not done.wait(SAMPLE_SECONDS):
-            peak[0] = max(peak[0], _tree_pss(process.pid))
+            peak[0] = max(peak[0], tree_size(process.pid))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -145,6 +150,7 @@ def measure(command: list[str], env: dict[str, str]) -> Measure:
         load=load,
         returncode=process.returncode,
         stdout=stdout,
+        written_mib=usage.ru_oublock * 512 / MIB,
     )
 
 
@@ -384,7 +390,8 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     from pocket_assets.core.chunking.slice_counts import PieceTokens
     from pocket_assets.core.export.corpus_files import write_corpus_exports
     from pocket_assets.core.extract import extract_pages
-    from pocket_assets.core.pdf import discover_pdfs, inspect_pdf
+    from pocket_assets.core.pdf import inspect_pdf
+    from pocket_assets.core.raw_folder import discover_pdfs
     from pocket_assets.core.policy import ChunkPolicy
     from pocket_assets.core.quality.report import write_report_html
     from pocket_assets.core.quality.validation import load_gates, validate_corpus_ids, validate_partition

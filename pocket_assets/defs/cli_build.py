@@ -18,7 +18,7 @@ from pathlib import Path
 
 from dagster import AssetKey, DagsterInstance, ExecuteInProcessResult, RunsFilter
 
-from pocket_assets.core.pdf import RawFolderScan, printable_name
+from pocket_assets.core.raw_folder import RawFolderScan, printable_name
 from pocket_assets.defs.build import build_definitions
 from pocket_assets.defs.cli_logger import cli_console
 from pocket_assets.defs.instance_lock import open_instance
@@ -89,7 +89,7 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: 
 def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str], every: bool) -> int:
     scan = paths.scan()
     register_pdfs(instance, scan.keys)
-    sources = current_sources(paths.raw_path, scan.keys)
+    sources = current_sources(paths, scan.keys)
     duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
     if pdfs:
         wanted, up_to_date = [_partition_key(paths.raw_path, pdf, scan, duplicates) for pdf in pdfs], []

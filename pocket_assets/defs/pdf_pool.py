@@ -15,7 +15,6 @@ again alone, so the one that kills its worker is named and the others are built.
 from __future__ import annotations
 
 import ctypes
-import gc
 import multiprocessing
 import signal
 from collections.abc import Callable, Iterator, Sequence
@@ -41,16 +40,11 @@ def build_in_pool(build: Build, keys: Sequence[str], workers: int, died: Died) -
         return
     global _BUILD
     _BUILD = build
-    # What the run loaded (Dagster, PyMuPDF, the tokenizer, Great Expectations) is shared with the workers
-    # after the fork; the cyclic collector writes into every object it visits, which copies its page into
-    # each worker: frozen objects are out of its reach (the `gc.freeze` documentation's advice for pre-fork).
-    gc.freeze()
     try:
         pending = list(keys)
         while pending:
             pending = yield from _pool_pass(pending, min(workers, len(pending)), died)
     finally:
-        gc.unfreeze()
         _BUILD = None
 
 

@@ -24,7 +24,7 @@ from pydantic import Field, PrivateAttr
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
 from pocket_assets.core.json_schema import Validator
-from pocket_assets.core.pdf import RawFolderScan, scan_raw_folder
+from pocket_assets.core.raw_folder import RawFolderScan, scan_raw_folder
 from pocket_assets.core.device import DEFAULT_PRESET, PRESETS, DeviceProfile, device_profile
 from pocket_assets.core.policy import ChunkPolicy, sizes_from_environment
 from pocket_assets.core.quality.validation import PACKAGED_EXPECTATIONS, Gates, load_gates

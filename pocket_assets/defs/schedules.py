@@ -48,7 +48,7 @@ def corpus_refresh(context: ScheduleEvaluationContext, paths: CorpusPaths) -> li
     keys = list(paths.scan().keys)
     register_pdfs(instance, keys)
     forget_pdfs(instance, paths.store(), vanished_pdfs(instance, keys), log=context.log.info)
-    sources = current_sources(paths.raw_path, keys)
+    sources = current_sources(paths, keys)
     versions = environment_versions()
     duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
     stale = [verdict for verdict in pdf_staleness(paths, sources) if verdict.stale and verdict.partition_key not in duplicates]

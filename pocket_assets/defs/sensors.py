@@ -7,7 +7,8 @@ new; it builds only those missing or stale, so turning it on over fresh builds l
 
 `corpus_export_sensor` runs the export once the PDFs of a build or a backfill are done: when no
 run of the per-PDF stages or of the export is queued or running, and the stage files no longer
-match what the last export was made from (`runstate.export_state`).
+match what the last export was made from (`runstate.export_state`). Before any PDF was built and
+any export made (a deployment's first start) there is nothing to export, and it waits.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from pocket_assets.defs.staleness import pdf_staleness
 from pocket_assets.runstate.corpus_scan import scan_corpus
 from pocket_assets.runstate.duplicates import duplicate_pdfs
 from pocket_assets.runstate.export_state import export_fingerprint, exported_fingerprint
-from pocket_assets.runstate.stages import STAGES
+from pocket_assets.runstate.stages import EXPORTED, STAGES
 
 # Runs not finished yet, whatever launched them (a backfill from the asset graph runs under another job name).
 _UNFINISHED = RunsFilter(
@@ -97,7 +98,12 @@ def corpus_export_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -
     if busy:
         return SkipReason(f"{len(busy)} run(s) of the PDFs or the export not finished; the export waits for them")
     keys = paths.scan().keys
-    fingerprint = export_fingerprint(paths.store(), keys, paths.export_strict)
-    if fingerprint == exported_fingerprint(paths.output_path):
+    store = paths.store()
+    exported = exported_fingerprint(paths.output_path)
+    if exported is None and not any(store.manifest(EXPORTED, key) is not None for key in keys):
+        # A deployment's first start: an export now would publish empty files, every PDF "never built".
+        return SkipReason(f"none of the {len(keys)} PDF(s) built yet and no export made: nothing to export")
+    fingerprint = export_fingerprint(store, keys, paths.export_strict)
+    if fingerprint == exported:
         return SkipReason(f"the export is up to date with the {len(keys)} PDF(s)")
     return RunRequest(run_key=f"export@{fingerprint}")

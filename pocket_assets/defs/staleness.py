@@ -9,17 +9,17 @@ extraction options the environment configures (`SettingResources.from_environmen
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Iterable
+from collections.abc import Sequence
 
-from pocket_assets.core.pdf import discover_pdfs, sha256_file
 from pocket_assets.defs.resources import CorpusPaths, SettingResources
+from pocket_assets.runstate.sources import current_sha256
 from pocket_assets.runstate.staleness import Staleness, corpus_staleness
 
 
-def current_sources(raw_dir: Path, keys: Iterable[str] | None = None) -> dict[str, str]:
-    """Partition key -> sha256 of the file now in the folder (all PDFs there by default)."""
-    return {key: sha256_file(raw_dir / key) for key in (discover_pdfs(raw_dir) if keys is None else keys)}
+def current_sources(paths: CorpusPaths, keys: Sequence[str] | None = None) -> dict[str, str]:
+    """Partition key -> sha256 of the file now in the folder (all its PDFs by default); a file `raw_pdf`
+    hashed that kept its size and modification time is not read again (`runstate.sources`)."""
+    return current_sha256(paths.store(), paths.raw_path, paths.scan().keys if keys is None else keys)
 
 
 def pdf_staleness(
@@ -30,7 +30,7 @@ def pdf_staleness(
     resources = resources or SettingResources.from_environment()
     return corpus_staleness(
         paths.store(),
-        current_sources(paths.raw_path, paths.scan().keys) if sources is None else sources,
+        current_sources(paths) if sources is None else sources,
         resources.versions(),
         resources.settings(),
     )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from pocket_assets.core.pdf import discover_pdfs, sha256_file
+from pocket_assets.core.raw_folder import discover_pdfs, sha256_file
 from pocket_assets.core.records import CORPORA
 
 

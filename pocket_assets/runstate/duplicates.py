@@ -8,12 +8,7 @@ out of the builds and exports, unless the setting that keeps both is on.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-
-from pocket_assets.core.pdf import sha256_file
-from pocket_assets.runstate.stages import SOURCE
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+from collections.abc import Mapping
 
 
 def duplicate_pdfs(sha256_by_key: Mapping[str, str]) -> dict[str, str]:
@@ -25,18 +20,6 @@ def duplicate_pdfs(sha256_by_key: Mapping[str, str]) -> dict[str, str]:
         if original != key:
             duplicates[key] = original
     return duplicates
-
-
-def known_sha256(store: PartitionStore, raw_dir: Path, keys: Sequence[str]) -> dict[str, str]:
-    """Each PDF's sha256: what `raw_pdf` recorded, else the file's own (a PDF never built is hashed here)."""
-    shas = {}
-    for key in keys:
-        manifest = store.manifest(SOURCE, key)
-        if manifest is not None and manifest.status == STATUS_OK and manifest.source_sha256:
-            shas[key] = manifest.source_sha256
-        elif (raw_dir / key).is_file():
-            shas[key] = sha256_file(raw_dir / key)
-    return shas
 
 
 def duplicate_sentence(key: str, original: str) -> str:

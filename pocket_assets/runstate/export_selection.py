@@ -104,16 +104,3 @@ class ValidatedChunks(Sequence[dict[str, Any]]):
             return [to_dict(chunk_from_dict(values)) for values in batch.to_pylist()]
         names = batch.column_names
         return [dict(zip(names, values)) for values in zip(*(column.to_pylist() for column in batch.columns))]
-
-
-def read_validated_chunks(store: PartitionStore, partition_key: str) -> ValidatedChunks:
-    """The last good validated chunks of a PDF, whatever its latest attempt did (none without a good file)."""
-    table = store.read_last_good(EXPORTED, partition_key)
-    return ValidatedChunks(table if table is not None else pa.table({}))
-
-
-def read_validated_columns(store: PartitionStore, partition_key: str, columns: Sequence[str]) -> dict[str, list[Any]]:
-    """Some columns of a PDF's last good validated chunks (column -> values, in the file's row order):
-    what the export holds of every PDF, where the chunks themselves are read one PDF at a time."""
-    table = store.read_last_good(EXPORTED, partition_key, columns)
-    return table.to_pydict() if table is not None else {name: [] for name in columns}

@@ -11,7 +11,7 @@ be summarized) is one sentence; anything else is a crash and carries its traceba
 The Great Expectations suite costs ~0.2 s a validation whatever its size, so the gates
 run in two halves: the schema and coverage gates with the PDF's build (`judge`), the
 suite in the run's process over a batch of PDFs (`SuiteBatches`), which then writes each
-PDF's `validated_chunks` or records its findings.
+PDF's `validated_chunks` and its export piece (`runstate.export_pieces`), or records its findings.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract import ExtractionOptions, extract_pages
 from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING, UNREADABLE_WARNING
 from pocket_assets.core.json_schema import Validator
-from pocket_assets.core.pdf import inspect_pdf, sha256_file
+from pocket_assets.core.pdf import inspect_pdf
+from pocket_assets.core.raw_folder import sha256_file
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.quality.chunk_stats import chunks_per_type, pages_without_chunks, preview_markdown, token_histogram
 from pocket_assets.core.quality.expectation_batches import expectations_for_batch
@@ -58,7 +59,9 @@ from pocket_assets.core.records import (
 from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tables.summaries import Summarizer, has_table_blocks, summarize_tables
 from pocket_assets.core.tokenizer import TokenCounter
+from pocket_assets.runstate.export_pieces import write_export_piece
 from pocket_assets.runstate.output_folder import inside
+from pocket_assets.runstate.sources import file_stamp
 from pocket_assets.runstate.page_records import read_pages
 from pocket_assets.runstate.pdf_notes import pages_without_text, text_warning
 from pocket_assets.runstate.stages import (
@@ -118,6 +121,7 @@ class BuildPlan:
     summary_cache: Path | None  # an LLM's summaries are cached there; None: no cache
     chunk_schema: Validator
     reports_dir: Path
+    export_schemas: Path  # the chunk and HEPilot schemas a PDF's export piece is validated against
 
 
 @dataclass(frozen=True)
@@ -236,11 +240,12 @@ def _sentence(error: Exception) -> str:
 
 
 def _raw_pdf(plan: BuildPlan, key: str) -> dict[Stage, StageOutput]:
+    stamp = file_stamp(plan.raw_dir / key) if (plan.raw_dir / key).is_file() else {}
     identity = inspect_pdf(plan.raw_dir / key, key, plan.corpora)
     metadata = {"page_count": identity.page_count, "size_bytes": identity.size_bytes, "sha256": identity.sha256}
     if identity.metadata.get("title"):
         metadata["title"] = identity.metadata["title"][:200]
-    return {RAW_PDF: StageOutput([to_dict(identity)], metadata)}
+    return {RAW_PDF: StageOutput([to_dict(identity)], metadata, stamp)}
 
 
 def _pages(plan: BuildPlan, key: str) -> dict[Stage, StageOutput]:
@@ -415,6 +420,7 @@ class SuiteBatches:
             result = StageResult(VALIDATED_CHUNKS, STATUS_FAILED, reason, {**metadata, "gate_failures": len(findings)})
         else:
             result = _store(plan, VALIDATED_CHUNKS, key, StageOutput(chunk_table(plan.store, key), metadata, extra))
+            write_export_piece(plan.store, key, plan.export_schemas)  # what the export copies (issue 31)
         return PdfOutcome(key, (result,), round(time.perf_counter() - started, 3))
 
 

@@ -35,7 +35,9 @@ STATUS_OK = "ok"
 STATUS_FAILED = "failed"
 STATUS_SKIPPED = "skipped"
 STATUS_DAMAGED = "damaged"  # a manifest that cannot be read: nothing it says can be trusted
-DATA_BYTES = "data_bytes"  # the manifest's `extra` entry: the size of the file it declares good
+DATA_BYTES = "data_bytes"
+# What a PDF's files under a stage folder end with: its data, its manifest, its export piece (`export_pieces`).
+STAGE_FILE_SUFFIXES = (".parquet", ".manifest.json", ".piece")  # the manifest's `extra` entry: the size of the file it declares good
 # A temp file of a process that is gone, or older than this, is a killed build's: removed by the next run.
 TEMP_MAX_AGE_SECONDS = 24 * 3600
 
@@ -203,13 +205,14 @@ class PartitionStore:
         return _table(path, columns) if path.is_file() else None
 
     def delete_partition(self, partition_key: str) -> None:
-        """Forget a PDF that left the corpus: every stage's file and manifest for it (stages since renamed too)."""
+        """Forget a PDF that left the corpus: every stage's file and manifest for it (stages since renamed too),
+        and its export piece."""
         if not self.root.is_dir():
             return
         for stage_dir in self.root.iterdir():
             if stage_dir.is_dir():
-                (stage_dir / f"{stage_file_stem(partition_key)}.parquet").unlink(missing_ok=True)
-                self._manifest_file(stage_dir.name, partition_key).unlink(missing_ok=True)
+                for suffix in STAGE_FILE_SUFFIXES:
+                    self._stage_file(stage_dir.name, partition_key, suffix).unlink(missing_ok=True)
 
 
 def remove_dead_temps(root: Path, now: float | None = None) -> list[Path]:

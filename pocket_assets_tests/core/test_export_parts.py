@@ -7,7 +7,6 @@ import json
 import shutil
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 import pyarrow as pa
 import pytest
@@ -21,11 +20,13 @@ from pocket_assets.core.export.corpus_files import (
     CorpusExport,
     CorpusParts,
     ExportError,
-    Piece,
+    PieceFiles,
     export_order,
     export_paths,
     hepilot_record,
     key_columns,
+    piece_validators,
+    render_piece,
     write_corpus_exports,
     write_corpus_parts,
 )
@@ -196,37 +197,40 @@ def test_a_file_of_an_older_schema_exports_its_records_defaults(tmp_path: Path) 
     assert list(ValidatedChunks(older)) == [to_dict(chunk) for chunk in chunks]
 
 
-def last_piece_first(write: Callable[[str], Piece], names: Sequence[str]) -> Iterator[tuple[str, Piece]]:
-    """A `PieceRunner` whose pieces come back in the reverse order (as other processes may finish them)."""
-    for name in reversed(names):
-        yield name, write(name)
+def pieces_kept_last_first(chunks_by_part: dict[str, list[ChunkRecord]], folder: Path) -> PieceFiles:
+    """Each PDF's piece rendered ahead, the last PDF first (as a build writes them, in any order), and kept
+    in files as the build keeps them."""
+    shelf = PieceFiles(path=lambda part: folder / f"{part}.piece", made_from={part: "v1" for part in chunks_by_part})
+    validators = piece_validators(SCHEMA_DIR)
+    for part in reversed(list(chunks_by_part)):
+        shelf.keep(part, render_piece([to_dict(chunk) for chunk in chunks_by_part[part]], validators))
+    return shelf
 
 
-def test_pieces_written_in_any_order_join_into_the_same_files(tmp_path: Path) -> None:
-    """Each PDF's piece may be written elsewhere and come back late: the files, preview and counts
-    are those of the one-pass export, the same error is raised, and no fragment is left behind."""
+def test_pieces_rendered_ahead_in_any_order_join_into_the_same_files(tmp_path: Path) -> None:
+    """Each PDF's piece may be rendered elsewhere, earlier and in any order: the files, preview and counts are
+    those of the one-pass export, no PDF is read again for them, and the same error is raised."""
     chunks_by_part = three_pdfs()
     in_order = write_corpus_parts("fr", CountedParts(chunks_by_part).parts(), tmp_path / "in-order", GENERATED, SCHEMA_DIR)
-    reversed_ = write_corpus_parts(
-        "fr", CountedParts(chunks_by_part).parts(), tmp_path / "reversed", GENERATED, SCHEMA_DIR, runner=last_piece_first
-    )
-    assert file_bytes(reversed_) == file_bytes(in_order)
-    assert (reversed_.counts, reversed_.preview_lines) == (in_order.counts, in_order.preview_lines)
+    counted = CountedParts(chunks_by_part)
+    kept = dataclasses.replace(counted.parts(), shelf=pieces_kept_last_first(chunks_by_part, tmp_path / "pieces"))
+    ahead = write_corpus_parts("fr", kept, tmp_path / "ahead", GENERATED, SCHEMA_DIR)
+    assert file_bytes(ahead) == file_bytes(in_order)
+    assert (ahead.counts, ahead.preview_lines) == (in_order.counts, in_order.preview_lines)
     assert len(in_order.preview_lines) == 5 and len(chunks_by_part) == 3
+    assert not counted.loads, "every piece copied as kept"
 
-    # The SDK error of the last PDF wins over the schema error of the first, whichever piece comes back first.
+    # The SDK error of the last PDF wins over the schema error of the first, whichever piece was rendered first.
     chunks_by_part["fr/annexe.pdf"][1] = dataclasses.replace(chunks_by_part["fr/annexe.pdf"][1], text="trop court")
     statuts = chunks_by_part["fr/statuts.pdf"]
     statuts[-2] = dataclasses.replace(statuts[-2], context="Règles | Page 3")
+    kept = dataclasses.replace(CountedParts(chunks_by_part).parts(), shelf=pieces_kept_last_first(chunks_by_part, tmp_path / "bad"))
     with pytest.raises(ExportError, match="holds '|'") as refused:
-        write_corpus_parts(
-            "fr", CountedParts(chunks_by_part).parts(), tmp_path / "refused", GENERATED, SCHEMA_DIR, runner=last_piece_first
-        )
+        write_corpus_parts("fr", kept, tmp_path / "refused", GENERATED, SCHEMA_DIR)
     assert refused.value.chunk_id == statuts[-2].id
-    assert sorted(path.name for path in (tmp_path / "refused").iterdir()) == [], "no export, no fragment left"
-    assert sorted(path.name for path in (tmp_path / "reversed").iterdir()) == sorted(
-        path.name for path in reversed_.paths.values()
-    )
+    assert not (tmp_path / "refused").exists() or not list((tmp_path / "refused").iterdir()), "no export, no temp left"
+    left = sorted(path.name for path in (tmp_path / "ahead").iterdir())
+    assert left == sorted([*(path.name for path in ahead.paths.values()), ".chunks_mode_b_fr.json.index"]), "no temp left"
 
 
 def test_a_part_that_changed_during_the_export_is_named(tmp_path: Path) -> None:

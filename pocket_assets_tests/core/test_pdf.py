@@ -4,15 +4,8 @@ import pytest
 
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract import extract_pages
-from pocket_assets.core.pdf import (
-    REPAIRED_WARNING,
-    corpus_of,
-    discover_pdfs,
-    inspect_pdf,
-    scan_raw_folder,
-    sha256_file,
-    source_name,
-)
+from pocket_assets.core.pdf import REPAIRED_WARNING, inspect_pdf
+from pocket_assets.core.raw_folder import corpus_of, discover_pdfs, scan_raw_folder, sha256_file, source_name
 from pocket_assets.core.records import parse_corpora
 from pocket_assets_tests.pdf_factory import (
     SAMPLE_RAW,

@@ -114,7 +114,12 @@ def test_overlapping_exports_under_the_lock_keep_both_histories(tmp_path: Path) 
 
 def test_leftover_temps_of_a_killed_export_are_removed(tmp_path: Path) -> None:
     export(_builds()[0], tmp_path)
-    leftovers = [tmp_path / ".chunks_fr.txt.k1ll3d00.tmp", tmp_path / ".id_redirects_fr.json.abcd1234.tmp"]
+    leftovers = [
+        tmp_path / ".chunks_fr.txt.k1ll3d00.tmp",
+        tmp_path / ".id_redirects_fr.json.abcd1234.tmp",
+        tmp_path / ".chunks_fr.piece.x9y8z7.tmp",  # a piece kept for that export alone
+        tmp_path / "..chunks_mode_b_fr.json.index.0a1b2c3d.tmp",  # the corpus JSON's index
+    ]
     unrelated = tmp_path / ".notes.txt.tmp"
     for path in [*leftovers, unrelated]:
         path.write_text("half written", encoding="utf-8")

@@ -1,9 +1,12 @@
+import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from pocket_assets.core.raw_folder import sha256_file
 from pocket_assets.core.records import PdfIdentity, pdf_identity_from_dict, to_dict
+from pocket_assets.runstate.sources import current_sha256, file_stamp
 from pocket_assets.runstate.stages import RAW_PDF
 from pocket_assets.runstate.storage import PartitionManifest, PartitionStore, UpstreamNotReady, stage_file_stem
 
@@ -80,3 +83,22 @@ def test_many_manifests_written_at_once_read_back_each_as_written_and_leave_no_t
     export = type("Export", (), {"name": "android_export"})()
     assert [store.manifest(export, manifest.partition_key) for manifest in manifests] == manifests
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_a_file_is_hashed_again_only_when_its_size_or_modification_time_changed(tmp_path: Path) -> None:
+    """No re-hash of an unchanged folder at each build, and an edit is always seen (even one keeping the size)."""
+    raw = tmp_path / "raw"
+    (raw / "fr").mkdir(parents=True)
+    pdf = raw / "fr" / "a.pdf"
+    pdf.write_bytes(b"%PDF-1.7 first")
+    store = PartitionStore(tmp_path / "out")
+    recorded = "cd" * 32  # what raw_pdf hashed then: returned as long as the file is as it was
+    manifest = PartitionManifest(
+        "raw_pdf", "fr/a.pdf", "ok", rows=1, source_sha256=recorded, extra=file_stamp(pdf)
+    )
+    store.write(RAW_PDF, "fr/a.pdf", [to_dict(IDENTITY)], manifest)
+    assert current_sha256(store, raw, ["fr/a.pdf", "fr/gone.pdf"]) == {"fr/a.pdf": recorded}
+
+    pdf.write_bytes(b"%PDF-1.7 other")  # same size, new bytes, a later modification time
+    os.utime(pdf, ns=(manifest.extra["file_mtime_ns"] + 1_000_000,) * 2)  # file clocks tick coarsely
+    assert current_sha256(store, raw, ["fr/a.pdf"]) == {"fr/a.pdf": sha256_file(pdf)} != {"fr/a.pdf": recorded}

@@ -12,7 +12,7 @@ from dagster import (
     materialize,
 )
 
-from pocket_assets.core.pdf import discover_pdfs
+from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets.defs.build import ASSETS, build_resources
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.ranges import run_tags

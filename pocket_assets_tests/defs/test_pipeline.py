@@ -13,7 +13,7 @@ from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.defs.build import ASSETS, build_resources
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export, partition_metadata, partition_states
-from pocket_assets_tests.pdf_factory import REPO_ROOT, SAMPLE_RAW
+from pocket_assets_tests.pdf_factory import SAMPLE_RAW
 from pocket_assets.runstate.stages import STAGES, TABLE_SUMMARIES, VALIDATED_CHUNKS
 
 SAMPLE_KEYS = ["fr/f-array.pdf", "fr/faq.pdf", "intl/R-data.pdf"]
@@ -114,3 +114,20 @@ def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) ->
         1 for _ in (paths.output_path / "chunks_intl.txt").open()
     )
     assert len(metadata["per_question"].value.records) == metadata["questions"].value
+
+
+def test_each_pdfs_materializations_stay_small(sample_build) -> None:
+    """Issue 31: what a maintainer reads (counts, token figures, warnings, a short preview), not the PDF's
+    content: the event log grows by a few KB per PDF and build, whatever the PDF's length."""
+    from dagster import AssetRecordsFilter, serialize_value
+
+    instance, _ = sample_build
+    for key in SAMPLE_KEYS:
+        size = sum(
+            len(serialize_value(record.event_log_entry))
+            for asset in PER_PDF
+            for record in instance.fetch_materializations(
+                AssetRecordsFilter(asset_key=AssetKey(asset), asset_partitions=[key]), limit=1
+            ).records
+        )
+        assert 2_000 < size < 20_000, (key, size)

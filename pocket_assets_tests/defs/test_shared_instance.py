@@ -1,5 +1,5 @@
 """One Dagster instance, several folders (issue 31): a build adds its folder's PDFs and removes nobody's;
-old runs can be pruned without losing any PDF's state; workers follow a container's CPU quota."""
+old runs can be pruned without losing any PDF's state."""
 
 from pathlib import Path
 
@@ -8,7 +8,6 @@ from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.cli import main
 from pocket_assets.defs.partitions import pdf_partitions
-from pocket_assets.defs.resources import cgroup_cpu_quota
 from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, text_pdf
 
 
@@ -55,23 +54,3 @@ def test_prune_deletes_old_runs_but_keeps_those_holding_a_pdfs_state(
         assert after < before and len(after) == 3, "the first export run held no PDF's current state"
         for asset in ("raw_pdf", "validated_chunks"):
             assert instance.get_materialized_partitions(AssetKey(asset)) == {"fr/a.pdf", "fr/b.pdf"}, asset
-
-
-@pytest.mark.parametrize(
-    ("files", "cpus"),
-    [
-        ({"cpu.max": "200000 100000\n"}, 2),
-        ({"cpu.max": "150000 100000\n"}, 2),
-        ({"cpu.max": "50000 100000\n"}, 1),
-        ({"cpu.max": "max 100000\n"}, None),
-        ({"cpu/cpu.cfs_quota_us": "100000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 1),
-        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
-        ({}, None),
-    ],
-    ids=["v2-2", "v2-1.5", "v2-half", "v2-none", "v1-1", "v1-none", "no-cgroup"],
-)
-def test_the_worker_count_follows_a_cgroup_cpu_quota(tmp_path: Path, files: dict[str, str], cpus: int | None) -> None:
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    assert cgroup_cpu_quota(tmp_path) == cpus

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from dagster import DagsterInstance, SensorResult, build_sensor_context
 
-from pocket_assets.core.pdf import sha256_file
+from pocket_assets.core.raw_folder import sha256_file
 from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths

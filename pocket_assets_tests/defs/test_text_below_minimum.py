@@ -8,7 +8,7 @@ from dagster import DagsterInstance
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.runstate.stages import CHILDREN, VALIDATED_CHUNKS
 from pocket_assets_tests.defs.conftest import materialize_corpus, partition_metadata
-from pocket_assets_tests.pdf_factory import REPO_ROOT, text_pdf
+from pocket_assets_tests.pdf_factory import text_pdf
 
 RULES = "Le joueur ayant le trait touche une piece et doit la jouer si le coup est legal. " * 4
 

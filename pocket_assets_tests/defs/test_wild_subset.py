@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pocket_assets.core.pdf import source_name
+from pocket_assets.core.raw_folder import source_name
 from pocket_assets.runstate.pdf_notes import EXPORT
 from pocket_assets.runstate.stages import PAGES, RAW_PDF, VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionStore

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 import pytest
 
-from pocket_assets.core.pdf import discover_pdfs
+from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets_tests.e2e.system_browser import missing_browser_parts
 from pocket_assets_tests.e2e.webserver import (
     Webserver,

@@ -1,4 +1,4 @@
-"""A `dagster-webserver` subprocess on a loopback port, driven through its GraphQL API.
+"""A `dagster-webserver` subprocess on a loopback port, driven through its GraphQL API (and a `dagster-daemon`).
 
 The browser test needs what a maintainer has: a webserver over a real instance
 with real runs. Runs are launched with `launchRun` (not a backfill) so that no
@@ -92,6 +92,44 @@ def running_webserver(
         yield server
     finally:
         _stop_process_group(process)
+
+
+@contextmanager
+def running_daemon(workspace: Path, cwd: Path, env: Mapping[str, str], log_path: Path, executable: Path) -> Iterator[None]:
+    """`dagster-daemon run` (run queue, backfills, sensors, schedules) in its own process group, always stopped
+    with the code server and the runs it launched."""
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [str(executable), "run", "-w", str(workspace)],
+            cwd=cwd,
+            env=dict(env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield
+    finally:
+        _stop_process_group(process)
+
+
+DAEMON_HEALTH_QUERY = """
+{ instance { daemonHealth { allDaemonStatuses { daemonType required healthy } } } }
+"""
+
+
+def wait_for_daemons(server: Webserver, daemon_types: Sequence[str], timeout: float = 120) -> None:
+    """Until each named daemon (QUEUED_RUN_COORDINATOR, BACKFILL, SENSOR, ...) reports healthy, as the UI's
+    Deployment > Daemons page shows them."""
+    deadline = time.monotonic() + timeout
+    statuses: list[dict[str, Any]] = []
+    while time.monotonic() < deadline:
+        statuses = server.graphql(DAEMON_HEALTH_QUERY)["instance"]["daemonHealth"]["allDaemonStatuses"]
+        healthy = {status["daemonType"] for status in statuses if status["healthy"]}
+        if set(daemon_types) <= healthy:
+            return
+        time.sleep(2)
+    raise WebserverError(f"daemons not healthy after {timeout:.0f} s: {statuses}")
 
 
 def _wait_until_answering(server: Webserver, process: subprocess.Popen, timeout: float) -> None:

@@ -30,39 +30,50 @@ child, table_summary), then `chunk_index`, then id. Given the same chunks,
 the SDK and HEPilot files are byte-identical between builds and the corpus
 JSON differs only in `metadata.generated`.
 
-Memory: `write_corpus_parts` holds a few key columns of every chunk (ids,
-hashes, sort keys: `CorpusParts`) and the chunks of one part (one PDF) at a
-time, read again while the files are written in one pass; a corpus of many
-PDFs costs the export its ids, not its texts. `write_corpus_exports` is the
-same over chunks already in memory.
+Pieces (issue 31): what one chunk adds to the SDK, corpus JSON and HEPilot files does
+not depend on the others, so a part's (a PDF's) run of the export order is rendered and
+validated once as a `Piece` (`render_piece`): its SDK lines, its corpus JSON records as
+they appear in the corpus file, its HEPilot lines, and a `PieceReport` (counts, preview,
+neutralised ids, its first error of each kind). A `PieceShelf` keeps each part's piece
+between exports (in a build, beside the PDF's validated chunks, written when they are:
+`runstate.export_pieces`), so an export after one PDF changed renders that PDF only and
+copies the others' bytes. A kept piece is trusted only if it was made from the part as it
+is now (`made_from`, the caller's words) by this renderer and these schemas
+(`piece_render_key`), and its bytes are whole (a digest over its report and body);
+otherwise it is rendered again from the part's chunks and kept, never dropped.
+
+Memory: `write_corpus_parts` holds a few key columns of every chunk (ids, hashes, sort
+keys: `CorpusParts`) and one piece at a time; of the previous corpus JSON, only the index
+the last export kept beside it is read, not the file (`previous_export`); a corpus of many
+PDFs costs the export its ids, not its texts.
+`write_corpus_exports` is the same over chunks already in memory (its pieces kept in temp
+files for the one export).
 
 CPU: the export works on chunk rows (`ChunkRow`, each chunk as `to_dict` gives
 it: the corpus JSON's record), not records: a part read from Parquet is rows
-already, and every file is written from them (issue 18). A part's run of the
-export order is a `Piece`: its SDK lines, corpus JSON records and HEPilot lines,
-validated and written to fragment files by `write_piece`, which a `PieceRunner`
-may call in other processes (the build's workers); the fragments are then
-joined in export order, so the files do not depend on which process wrote what.
+already, and every file is written from them (issue 18).
 
-Crash safety: every chunk is validated while streaming into temp files; only
-when all four are complete are they renamed over the targets, the corpus JSON
-last. The redirect history resolves meanings by (id, text hash), so a re-run
-after a crash between renames finds the same targets whichever of the redirect
-file and the corpus JSON was replaced. `remove_leftover_temps` deletes the temp
-files of an export that was killed (fragments included); call it while holding the
-export lock.
+Crash safety: every piece's report is read (and any piece missing rendered) before a
+file is opened, so a refused chunk replaces nothing; the pieces are then streamed into
+temp files, and only when all four are complete are they renamed over the targets, the
+corpus JSON last. The redirect history resolves meanings by (id, text hash), so a re-run
+after a crash between renames finds the same targets whichever of the redirect file and
+the corpus JSON was replaced. `remove_leftover_temps` deletes the temp files of an export
+that was killed (its temporary pieces included); call it while holding the export lock.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from json.encoder import encode_basestring  # type: ignore[attr-defined]  # the C encoder, as indented_json uses it
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence, TextIO
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Protocol, Sequence, TextIO
+
+import blake3
 
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, CONTEXT_SEPARATOR, sdk_line, with_context
@@ -77,11 +88,19 @@ from pocket_assets.core.json_schema import (
 )
 from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, record_columns, to_dict
 from pocket_assets.core.export.indented_json import indented_json
+from pocket_assets.core.export.previous_export import (
+    NotACorpusFile,
+    index_path,
+    read_previous_export,
+    record_spans,
+    write_export_index,
+)
 from pocket_assets.core.export.redirects import (
     DEFAULT_MIN_OVERLAP,
     ChunkRow,
     CurrentChunks,
     Group,
+    Meaning,
     RedirectHistory,
     RedirectStats,
     carry_history,
@@ -92,6 +111,9 @@ CHUNK_SCHEMA_FILE = "chunk.schema.json"
 HEPILOT_SCHEMA_FILE = "hepilot_chunk_output.schema.json"
 SDK_CHUNK_TYPES: tuple[str, ...] = ("child", "table_summary")  # what the phone embeds
 PREVIEW_LINES = 5
+# The renderer's version: raise it when what a chunk renders to changes (`sdk_line`, `indented_json`,
+# `hepilot_record`), so that pieces kept from an older renderer are rendered again (`piece_render_key`).
+PIECE_FORMAT = 1
 # What `<chunk_splitter>` becomes in an SDK line: visible, and read back by `restore_splitter`.
 NEUTRAL_SPLITTER = "\u2039chunk_splitter\u203a"
 
@@ -113,10 +135,6 @@ class ExportError(ValueError):
         self.chunk_id = chunk_id
         self.reason = reason
         super().__init__(f"{chunk_id}: {reason}" if chunk_id else reason)
-
-    def __reduce__(self) -> tuple[type[ExportError], tuple[str | None, str]]:
-        """Picklable (a `Piece` written in another process carries its errors back)."""
-        return (ExportError, (self.chunk_id, self.reason))
 
 
 @dataclass(frozen=True)
@@ -156,17 +174,72 @@ class CorpusExport:
 
 
 @dataclass(frozen=True)
+class PieceReport:
+    """What the export reads of a piece before its bytes: whose chunks it holds (`ids`, a digest of their ids in
+    export order), how many corpus JSON records and how many bytes of each file (`sizes`: SDK lines, corpus JSON
+    records, HEPilot lines), its first SDK lines (the preview), the ids whose SDK line was neutralised, and its
+    first error of each kind. `stop` is what ended it (an SDK line refused, a part that changed): nothing is
+    written after it; `schema` and `hepilot` are the first chunks invalid against each schema (no record is
+    written after the first schema error, no HEPilot line after the first HEPilot error)."""
+
+    ids: str
+    records: int
+    sizes: tuple[int, int, int]
+    preview: tuple[str, ...]
+    neutralised: tuple[str, ...]
+    stop: ExportError | None = None
+    schema: ExportError | None = None
+    hepilot: ExportError | None = None
+
+    @property
+    def errors(self) -> tuple[ExportError | None, ExportError | None, ExportError | None]:
+        return (self.stop, self.schema, self.hepilot)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One part's run of the export order (a PDF's chunks), rendered and validated once: the bytes it adds to
+    each of the three chunk files, end to end in `body` (`report.sizes` cut it), the corpus JSON's records
+    joined by `,` without the list's brackets, as they appear in the corpus file."""
+
+    report: PieceReport
+    body: bytes
+
+    def sections(self) -> tuple[bytes, bytes, bytes]:
+        """The SDK lines, the corpus JSON records, the HEPilot lines."""
+        sdk, records, _ = self.report.sizes
+        return self.body[:sdk], self.body[sdk : sdk + records], self.body[sdk + records :]
+
+
+class PieceShelf(Protocol):
+    """Where each part's piece is kept between exports (beside the PDF's validated chunks, in a build), so that
+    an export renders only the parts that changed. A piece comes back only if it was made from the part as it
+    is now, and whole: anything else is None, and the export renders the part again and keeps the new piece."""
+
+    def report(self, part: str) -> PieceReport | None:
+        """The kept piece's report, read without its bytes (checked whole by `piece`)."""
+
+    def piece(self, part: str) -> Piece | None:
+        """The kept piece, its bytes checked against the digest it was written with."""
+
+    def keep(self, part: str, piece: Piece) -> None:
+        """Keep a piece just rendered from the part as it is now."""
+
+
+@dataclass(frozen=True)
 class CorpusParts:
     """A corpus as the export reads it: in parts (one PDF's chunks each), one part at a time.
 
     `keys[part]` maps each of KEY_COLUMNS to the part's values, in the order `load(part)`
     returns its chunks: all the export keeps of every chunk. `load(part)` reads the part's
-    chunks again, as rows (`to_dict` of each record), while the files are written (and for
-    the redirects of a changed part).
+    chunks again, as rows (`to_dict` of each record), to render its piece when `shelf` has
+    none for it (and for the redirects of a changed part). Without a shelf, every piece is
+    rendered for this export alone.
     """
 
     keys: Mapping[str, Mapping[str, Sequence[Any]]]
     load: Callable[[str], Sequence[ChunkRow]]
+    shelf: PieceShelf | None = None
 
     @classmethod
     def in_memory(cls, chunks: Sequence[ChunkRecord]) -> CorpusParts:
@@ -295,7 +368,6 @@ def write_corpus_parts(
     schema_dir: Path,
     min_overlap: float = DEFAULT_MIN_OVERLAP,
     notes: Mapping[str, Any] | None = None,
-    runner: PieceRunner | None = None,
     device: DeviceProfile = DeviceProfile(),
 ) -> CorpusExport:
     """`write_corpus_exports` holding one part's chunks at a time (and every chunk's `parts.keys`).
@@ -303,43 +375,84 @@ def write_corpus_parts(
     The files and errors are those of `write_corpus_exports` over the parts' chunks, in part
     order: for several faulty chunks, the one named is the first in export order whose SDK
     line is refused, else the first invalid against the chunk schema, else against HEPilot's.
-    `runner` writes the pieces (`in_this_process` by default; another may use other processes):
-    the files are the same whichever writes them.
+    Each part's piece comes from `parts.shelf` when it holds one made from the part as it is now,
+    else it is rendered from `parts.load` (and kept there): the files are the same either way.
     """
     places = _places(parts)
     _check_corpus_and_ids(corpus, places)
     check_llm_budget(corpus, parts, device)
-    chunk_validator = load_validator(schema_dir / CHUNK_SCHEMA_FILE, DRAFT_07)
-    hepilot_validator = load_validator(schema_dir / HEPILOT_SCHEMA_FILE, DRAFT_2020_12)
+    runs = _runs(places)
+    names = list(parts.keys)
+    ordered = [names[run[0].part] for run in runs]
+    validators = piece_validators(schema_dir)
     paths = export_paths(corpus, out_dir)
     reader = _PartReader(parts)
     history, previous_generated = _history_from(paths, _current_chunks(parts, reader), min_overlap)
-    del reader  # the redirects' parts, released before the pieces are written
-    runs = _runs(places)
-    writer = _PieceWriter(parts.load, tuple(parts.keys), tuple(runs), out_dir, corpus, (chunk_validator, hepilot_validator))
+    del reader  # the redirects' parts, released before the pieces are read
+    shelf = parts.shelf or _TemporaryShelf(out_dir, corpus)
 
-    with ExitStack() as stack:
-        # Entered first, renamed last: the corpus JSON commits the export (module docstring).
-        temps = {
-            name: stack.enter_context(atomic_path(paths[name]))
-            for name in (MODE_B_FILE, HEPILOT_FILE, SDK_FILE, REDIRECTS_FILE)
-        }
-        with ExitStack() as handles:
-            files = {name: handles.enter_context(temps[name].open("wb")) for name in PIECE_FILES}
-            metadata = {
-                "corpus": corpus,
-                "generated": generated,
-                "total_chunks": len(places),
-                "schema_version": SCHEMA_VERSION,
-                **(notes or {}),
+    def render(part: str) -> Piece:
+        piece = render_piece(parts.load(part), validators)
+        shelf.keep(part, piece)
+        return piece
+
+    expected = {names[run[0].part]: _ids_digest(place.chunk_id for place in run) for run in runs}
+    first_ids = {names[run[0].part]: run[0].chunk_id for run in runs}
+
+    def checked(part: str, report: PieceReport) -> PieceReport:
+        """The report, with the part named if its piece holds other chunks than its key columns say."""
+        if report.ids == expected[part] or report.stop is not None:
+            return report
+        why = f"part {part!r} no longer holds this chunk: it changed during the export"
+        return replace(report, stop=ExportError(first_ids[part], why))
+
+    try:
+        reports = [checked(part, shelf.report(part) or render(part).report) for part in ordered]
+        _raise_first_error(reports)
+        with ExitStack() as stack:
+            # Entered first, renamed last: the corpus JSON commits the export (module docstring).
+            temps = {
+                name: stack.enter_context(atomic_path(path))
+                for name, path in ((MODE_B_FILE, paths[MODE_B_FILE]), (INDEX, index_path(paths[MODE_B_FILE])))
+                + tuple((name, paths[name]) for name in (HEPILOT_FILE, SDK_FILE, REDIRECTS_FILE))
             }
-            # Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\n"`.
-            files[MODE_B_FILE].write(('{\n  "metadata": ' + indented_json(metadata, 2) + ',\n  "chunks": [').encode())
-            pieces = _join_pieces(files, (runner or in_this_process)(writer, [str(n) for n in range(len(runs))]))
-            _raise_first_error(pieces)
-            files[MODE_B_FILE].write(b"\n  ]\n}\n" if places else b"]\n}\n")
+            with ExitStack() as handles:
+                files = {name: handles.enter_context(temps[name].open("wb")) for name in PIECE_FILES}
+                metadata = {
+                    "corpus": corpus,
+                    "generated": generated,
+                    "total_chunks": len(places),
+                    "schema_version": SCHEMA_VERSION,
+                    **(notes or {}),
+                }
+                # Streamed, yet byte-identical to `json.dumps(document, indent=2, ensure_ascii=False) + "\n"`.
+                files[MODE_B_FILE].write(('{\n  "metadata": ' + indented_json(metadata, 2) + ',\n  "chunks": [').encode())
+                written: list[PieceReport] = []
+                records = 0
+                spans: list[tuple[int, int]] = []  # of every record in the corpus JSON, for the next export's index
+                for part, report in zip(ordered, reports):
+                    piece = shelf.piece(part)
+                    if piece is None or piece.report != report:  # damaged since its report was read
+                        piece = render(part)
+                        _raise_first_error([checked(part, piece.report)])
+                    if records and piece.report.records:
+                        files[MODE_B_FILE].write(b",")
+                    records += piece.report.records
+                    at = files[MODE_B_FILE].tell()
+                    sections = piece.sections()
+                    for name, section in zip(PIECE_FILES, sections):
+                        files[name].write(section)
+                    spans.extend((at + start, at + end) for start, end in record_spans(sections[1]))
+                    written.append(piece.report)
+                    del piece, sections
+                files[MODE_B_FILE].write(b"\n  ]\n}\n" if places else b"]\n}\n")
+                size = files[MODE_B_FILE].tell()
+            _write_index(temps[INDEX], parts, places, spans, size, metadata)
             with temps[REDIRECTS_FILE].open("w", encoding="utf-8", newline="\n") as redirects:
                 _write_redirects(redirects, corpus, generated, previous_generated, history, min_overlap)
+    finally:
+        if parts.shelf is None:
+            shelf.remove()
 
     counts = {"chunks": len(places), **{chunk_type: 0 for chunk_type in CHUNK_TYPES}}
     for place in places:
@@ -352,174 +465,250 @@ def write_corpus_parts(
         counts=counts,
         sizes={name: path.stat().st_size for name, path in paths.items()},
         redirect_stats=history.stats,
-        preview_lines=tuple(line for piece in pieces for line in piece.preview)[:PREVIEW_LINES],
-        neutralised=tuple(chunk_id for piece in pieces for chunk_id in piece.neutralised),
+        preview_lines=tuple(line for report in written for line in report.preview)[:PREVIEW_LINES],
+        neutralised=tuple(chunk_id for report in written for chunk_id in report.neutralised),
         ambiguous_ids=history.ambiguous,
     )
 
 
-# The chunk files a piece writes a fragment of.
+def _write_index(
+    target: Path, parts: CorpusParts, places: Sequence[_Place], spans: Sequence[tuple[int, int]], size: int, metadata: Mapping[str, Any]
+) -> None:
+    """The corpus JSON's index (`previous_export`): each record's id, hash, group and place, in export order."""
+    hashes = [column["hash"] for column in parts.keys.values()]
+    write_export_index(
+        target,
+        size,
+        metadata,
+        [place.chunk_id for place in places],
+        [hashes[place.part][place.row] for place in places],
+        [(place.order[0], place.chunk_type) for place in places],
+        spans,
+    )
+
+
+INDEX = "index"  # the corpus JSON's index, a temp of the export like its files
+# The chunk files a piece adds to, in the order of its sections.
 PIECE_FILES: tuple[str, ...] = (SDK_FILE, MODE_B_FILE, HEPILOT_FILE)
 
 
-@dataclass(frozen=True)
-class Piece:
-    """One run of the export order held by one part (a PDF's chunks), written: a fragment file per
-    chunk file (`PIECE_FILES`; the corpus JSON's records joined by `,`, without the list's brackets),
-    how many records the corpus JSON fragment holds, the first SDK lines (the preview), the ids whose
-    SDK line was neutralised, and the first error of each kind in the run. `stop` is what the one-pass
-    writer raised as it met it (an SDK line refused, a part that changed): the run ends there;
-    `schema` and `hepilot` are the first chunks invalid against each schema (no record is written
-    after the first schema error, no HEPilot line after the first HEPilot error)."""
-
-    fragments: dict[str, Path]
-    records: int
-    preview: tuple[str, ...]
-    neutralised: tuple[str, ...]
-    stop: ExportError | None = None
-    schema: ExportError | None = None
-    hepilot: ExportError | None = None
-
-
-# Calls `write(name)` for every name and yields `(name, piece)` as each piece is written, in any
-# order, possibly in other processes (forked: `write` holds what the export loaded, and pickles).
-PieceRunner = Callable[[Callable[[str], Piece], Sequence[str]], Iterable[tuple[str, Piece]]]
-
-
-def in_this_process(write: Callable[[str], Piece], names: Sequence[str]) -> Iterator[tuple[str, Piece]]:
-    """The default `PieceRunner`: one piece after the other, here, each part's rows freed before the next."""
-    for name in names:
-        yield name, write(name)
-
-
 def _runs(places: Sequence[_Place]) -> list[list[_Place]]:
-    """`places` cut where the part changes: a PDF's chunks are one run (its source sorts them together)."""
+    """`places` cut where the part changes: a PDF's chunks are one run (its source sorts them together).
+
+    Two parts whose chunks interleave in export order (two PDFs citing one source name) cannot each be one
+    piece: the second part met again is refused, named by its chunk there."""
     runs: list[list[_Place]] = []
     for place in places:
         if runs and runs[-1][-1].part == place.part:
             runs[-1].append(place)
         else:
             runs.append([place])
+    seen: set[int] = set()
+    for run in runs:
+        if run[0].part in seen:
+            raise ExportError(run[0].chunk_id, f"its PDF's chunks interleave with another PDF's in export order (source {run[0].order[0]!r} cited by both)")
+        seen.add(run[0].part)
     return runs
 
 
-@dataclass(frozen=True)
-class _PieceWriter:
-    """`write_piece` for the runs of one corpus export, by run number (as a string: a `PieceRunner`'s key)."""
+def render_piece(rows: Sequence[ChunkRow], validators: tuple[Validator, Validator]) -> Piece:
+    """A part's chunks (rows in any order) as the bytes they add to the three chunk files, in export order,
+    each chunk validated (`validators`: the chunk schema's and HEPilot's, as `piece_validators` loads them).
 
-    load: Callable[[str], Sequence[ChunkRow]]
-    part_names: tuple[str, ...]
-    runs: tuple[list[_Place], ...]
-    out_dir: Path
-    corpus: str
-    validators: tuple[Validator, Validator]
-
-    def __call__(self, name: str) -> Piece:
-        run = self.runs[int(name)]
-        part = self.part_names[run[0].part]
-        fragments = {file: _fragment_path(self.out_dir, self.corpus, file) for file in PIECE_FILES}
-        try:
-            with ExitStack() as stack:
-                handles = {
-                    file: stack.enter_context(path.open("w", encoding="utf-8", newline="\n"))
-                    for file, path in fragments.items()
-                }
-                return write_piece(handles, fragments, self.load(part), run, part, self.validators)
-        except BaseException:
-            for path in fragments.values():
-                path.unlink(missing_ok=True)
-            raise
-
-
-def _fragment_path(out_dir: Path, corpus: str, file: str) -> Path:
-    """A hidden temp file beside the exports (`remove_leftover_temps` finds it if the export is killed)."""
-    handle, name = tempfile.mkstemp(prefix=f".chunks_{corpus}.{file}.", suffix=".tmp", dir=out_dir)
-    os.close(handle)
-    return Path(name)
-
-
-def write_piece(
-    handles: Mapping[str, TextIO],
-    fragments: dict[str, Path],
-    rows: Sequence[ChunkRow],
-    run: Sequence[_Place],
-    part: str,
-    validators: tuple[Validator, Validator],
-) -> Piece:
-    """A run's SDK lines, corpus JSON records and HEPilot lines to `handles`, each chunk validated."""
+    What one chunk adds does not depend on the others, so a PDF's piece is rendered once, when its validated
+    chunks are written, and the export only copies it (issue 31)."""
+    keys = [_order_key(row["source"], row["chunk_type"], row["chunk_index"], row["id"]) for row in rows]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
     chunk_validator, hepilot_validator = validators
+    sdk: list[str] = []
+    records: list[str] = []
+    hepilot: list[str] = []
     preview: list[str] = []
     neutralised: list[str] = []
+    stop: ExportError | None = None
     schema_error: ExportError | None = None
     hepilot_error: ExportError | None = None
-    records = 0
-
-    def piece(stop: ExportError | None = None) -> Piece:
-        return Piece(fragments, records, tuple(preview), tuple(neutralised), stop, schema_error, hepilot_error)
-
-    for place in run:
-        if place.row >= len(rows) or rows[place.row]["id"] != place.chunk_id:
-            return piece(ExportError(place.chunk_id, f"part {part!r} no longer holds this chunk: it changed during the export"))
-        chunk = rows[place.row]
+    for position in order:
+        chunk = rows[position]
         try:
             line = _sdk_line(chunk, neutralised)
         except ExportError as error:
-            return piece(error)
+            stop = error
+            break
         if line is not None:
             if len(preview) < PREVIEW_LINES:
                 preview.append(line)
-            handles[SDK_FILE].write(line + "\n")
+            sdk.append(line + "\n")
         if schema_error is not None:
             continue
         schema_error = _invalid(chunk_validator, chunk, chunk["id"], CHUNK_SCHEMA_FILE)
         if schema_error is not None:
             continue
-        handles[MODE_B_FILE].write(("," if records else "") + "\n    " + indented_json(chunk, 4))
-        records += 1
+        records.append(("," if records else "") + "\n    " + indented_json(chunk, 4))
         if hepilot_error is not None:
             continue
         record = hepilot_record(chunk)
         hepilot_error = _invalid(hepilot_validator, record, chunk["id"], HEPILOT_SCHEMA_FILE)
         if hepilot_error is not None:
             continue
-        handles[HEPILOT_FILE].write(json.dumps(record, ensure_ascii=False) + "\n")
-    return piece()
+        hepilot.append(json.dumps(record, ensure_ascii=False) + "\n")
+    sections = ["".join(lines).encode("utf-8") for lines in (sdk, records, hepilot)]
+    report = PieceReport(
+        ids=_ids_digest(keys[position][3] for position in order),
+        records=len(records),
+        sizes=(len(sections[0]), len(sections[1]), len(sections[2])),
+        preview=tuple(preview),
+        neutralised=tuple(neutralised),
+        stop=stop,
+        schema=schema_error,
+        hepilot=hepilot_error,
+    )
+    return Piece(report, b"".join(sections))
 
 
-def _join_pieces(files: Mapping[str, BinaryIO], written: Iterable[tuple[str, Piece]]) -> list[Piece]:
-    """Append each piece's fragments to the files in run order as soon as the runs before it are in
-    (pieces come in any order), deleting each fragment once copied; returns the pieces in run order."""
-    waiting: dict[int, Piece] = {}
-    joined: list[Piece] = []
-    records = 0
+def piece_validators(schema_dir: Path) -> tuple[Validator, Validator]:
+    """The chunk schema's and HEPilot's validators, as `render_piece` takes them."""
+    return load_validator(schema_dir / CHUNK_SCHEMA_FILE, DRAFT_07), load_validator(schema_dir / HEPILOT_SCHEMA_FILE, DRAFT_2020_12)
+
+
+def piece_render_key(schema_dir: Path) -> str:
+    """What a piece's bytes depend on besides its chunks: the renderer (`PIECE_FORMAT`) and both schemas' files
+    (what is refused). A kept piece made under another key is rendered again."""
+    digest = blake3.blake3(f"piece-format-{PIECE_FORMAT}\0".encode())
+    for name in (CHUNK_SCHEMA_FILE, HEPILOT_SCHEMA_FILE):
+        digest.update((schema_dir / name).read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _ids_digest(ids: Iterable[str]) -> str:
+    """Which chunks a piece holds: a digest of their ids in export order."""
+    digest = blake3.blake3()
+    for chunk_id in ids:
+        digest.update(chunk_id.encode("utf-8") + b"\n")
+    return digest.hexdigest()[:32]
+
+
+def write_piece_file(path: Path, piece: Piece, made_from: str) -> None:
+    """The piece, atomically: one line of JSON (its report, `made_from` and a digest of both and of the body),
+    then the body. `made_from` says which version of the part it was rendered from (the caller's words)."""
+    header = _piece_header(piece.report, made_from)
+    digest = blake3.blake3(json.dumps(header, ensure_ascii=False, sort_keys=True).encode("utf-8") + piece.body)
+    line = json.dumps({**header, "digest": digest.hexdigest()}, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    with atomic_path(path) as temp:
+        temp.write_bytes(line + b"\n" + piece.body)
+
+
+def read_piece_report(path: Path, made_from: str) -> PieceReport | None:
+    """The report of the piece file at `path` if it was rendered from `made_from`; None if there is none, or it
+    was made from something else, or its first line is not a report (its bytes are checked by `read_piece_file`)."""
     try:
-        for name, piece in written:
-            waiting[int(name)] = piece
-            while len(joined) in waiting:
-                piece = waiting.pop(len(joined))
-                for file in PIECE_FILES:
-                    with piece.fragments[file].open("rb") as fragment:
-                        if file == MODE_B_FILE and records and piece.records:
-                            files[file].write(b",")
-                        shutil.copyfileobj(fragment, files[file], _COPY_BYTES)
-                    piece.fragments[file].unlink()
-                records += piece.records
-                joined.append(piece)
-    finally:
-        for piece in waiting.values():
-            for path in piece.fragments.values():
-                path.unlink(missing_ok=True)
-    return joined
+        with path.open("rb") as handle:
+            header = json.loads(handle.readline())
+        return _report_of(header, made_from)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
-_COPY_BYTES = 1 << 20
+def read_piece_file(path: Path, made_from: str) -> Piece | None:
+    """The piece file at `path`, whole, if it was rendered from `made_from` and is as written (its digest
+    holds over its report and body, the body is as long as the report says); None otherwise."""
+    try:
+        data = path.read_bytes()
+        cut = data.index(b"\n")
+        header = json.loads(data[:cut])
+        report = _report_of(header, made_from)
+        if report is None:
+            return None
+        written = header.pop("digest")
+        body = data[cut + 1 :]
+        digest = blake3.blake3(json.dumps(header, ensure_ascii=False, sort_keys=True).encode("utf-8") + body)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if digest.hexdigest() != written or len(body) != sum(report.sizes):
+        return None
+    return Piece(report, body)
 
 
-def _raise_first_error(pieces: Sequence[Piece]) -> None:
+def _piece_header(report: PieceReport, made_from: str) -> dict[str, Any]:
+    return {
+        "format": PIECE_FORMAT,
+        "made_from": made_from,
+        "ids": report.ids,
+        "records": report.records,
+        "sizes": list(report.sizes),
+        "preview": list(report.preview),
+        "neutralised": list(report.neutralised),
+        "errors": [None if error is None else [error.chunk_id, error.reason] for error in report.errors],
+    }
+
+
+def _report_of(header: dict[str, Any], made_from: str) -> PieceReport | None:
+    if header["format"] != PIECE_FORMAT or header["made_from"] != made_from:
+        return None
+    stop, schema, hepilot = (None if error is None else ExportError(*error) for error in header["errors"])
+    return PieceReport(
+        ids=str(header["ids"]),
+        records=int(header["records"]),
+        sizes=tuple(int(size) for size in header["sizes"]),  # type: ignore[arg-type]  # three, as written
+        preview=tuple(header["preview"]),
+        neutralised=tuple(header["neutralised"]),
+        stop=stop,
+        schema=schema,
+        hepilot=hepilot,
+    )
+
+
+@dataclass(frozen=True)
+class PieceFiles:
+    """A `PieceShelf` of piece files: a part's piece is kept at `path(part)`, and trusted only if it was made
+    from `made_from[part]` (e.g. a digest of the PDF's validated chunks and `piece_render_key`)."""
+
+    path: Callable[[str], Path]
+    made_from: Mapping[str, str]
+
+    def report(self, part: str) -> PieceReport | None:
+        return read_piece_report(self.path(part), self.made_from[part])
+
+    def piece(self, part: str) -> Piece | None:
+        return read_piece_file(self.path(part), self.made_from[part])
+
+    def keep(self, part: str, piece: Piece) -> None:
+        write_piece_file(self.path(part), piece, self.made_from[part])
+
+
+class _TemporaryShelf:
+    """Pieces kept for one export only (no shelf given), as hidden temp files beside the exports: removed when
+    the export ends, and by `remove_leftover_temps` if it was killed. Holds no piece before the export."""
+
+    def __init__(self, out_dir: Path, corpus: str) -> None:
+        self._out_dir = out_dir
+        self._corpus = corpus
+        self._paths: dict[str, Path] = {}
+
+    def report(self, part: str) -> PieceReport | None:
+        return None
+
+    def piece(self, part: str) -> Piece | None:
+        path = self._paths.get(part)
+        return read_piece_file(path, "") if path is not None else None
+
+    def keep(self, part: str, piece: Piece) -> None:
+        self._out_dir.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=f".chunks_{self._corpus}.piece.", suffix=".tmp", dir=self._out_dir)
+        os.close(handle)
+        self._paths[part] = Path(name)
+        write_piece_file(self._paths[part], piece, "")
+
+    def remove(self) -> None:
+        for path in self._paths.values():
+            path.unlink(missing_ok=True)
+
+
+def _raise_first_error(reports: Sequence[PieceReport]) -> None:
     """The error the one-pass writer raised: the first SDK line refused (or part changed) in export
     order, else the first chunk invalid against the chunk schema, else against HEPilot's."""
     for kind in ("stop", "schema", "hepilot"):
-        error = next((getattr(piece, kind) for piece in pieces if getattr(piece, kind) is not None), None)
+        error = next((getattr(report, kind) for report in reports if getattr(report, kind) is not None), None)
         if error is not None:
             raise error
 
@@ -535,29 +724,11 @@ def remove_leftover_temps(out_dir: Path) -> list[Path]:
     leftovers = sorted(
         path
         for path in out_dir.glob(".*.tmp")
-        if path.is_file() and path.name[1:].startswith(stems)
+        if path.is_file() and path.name.lstrip(".").startswith(stems)
     )
     for path in leftovers:
         path.unlink(missing_ok=True)
     return leftovers
-
-
-def read_corpus_json(path: Path) -> dict[str, Any] | None:
-    """A previous `chunks_mode_b_*.json`, or None if there is none.
-
-    A file that exists but is not a corpus JSON is an error, not "no previous
-    export": treating it as absent would silently drop every redirect.
-    """
-    if not path.exists():
-        return None
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as error:
-        raise ExportError(None, f"{path}: previous export is not valid JSON ({error})") from None
-    if not isinstance(document, dict) or not isinstance(document.get("chunks"), list):
-        raise ExportError(None, f'{path}: previous export has no "chunks" list')
-    document.setdefault("metadata", {})
-    return document
 
 
 def _current_chunks(parts: CorpusParts, reader: _PartReader) -> CurrentChunks:
@@ -581,15 +752,17 @@ def _history_from(
     paths: Mapping[str, Path], current: CurrentChunks, min_overlap: float
 ) -> tuple[RedirectHistory, str | None]:
     """The redirect history carried over from the last export's redirect file and corpus JSON, and
-    when that export was generated; the previous corpus JSON is released before the files are written."""
-    previous = read_corpus_json(paths[MODE_B_FILE])
+    when that export was generated. The previous corpus JSON is read through its index, not held (`previous_export`)."""
     history = _read_history(paths[REDIRECTS_FILE])
     try:
-        carried = carry_history(history, previous["chunks"] if previous else None, current, min_overlap)
+        previous = read_previous_export(paths[MODE_B_FILE])
+        carried = carry_history(history, previous[1] if previous else None, current, min_overlap)
+    except NotACorpusFile as error:
+        raise ExportError(None, str(error)) from None
     except (KeyError, TypeError, ValueError) as error:
         reason = f"a previous chunk lacks a usable id, source, chunk_type or text, or a redirect its id or hash ({error!r})"
         raise ExportError(None, f"{paths[MODE_B_FILE]} / {paths[REDIRECTS_FILE]}: {reason}") from None
-    return carried, previous["metadata"].get("generated") if previous else None
+    return carried, previous[0].get("generated") if previous else None
 
 
 def _read_history(path: Path) -> list[dict[str, Any]]:
@@ -761,9 +934,33 @@ def _write_redirects(
         "ever_exported": len(history.redirects),
         "ambiguous": len(history.ambiguous),
     }
-    document = {
-        "metadata": metadata,
-        "redirects": history.redirects,
-        "history": [to_dict(meaning) for meaning in history.meanings],
-    }
-    handle.write(indented_json(document) + "\n")
+    # Streamed entry by entry, yet byte-identical to `indented_json(document) + "\n"`: the history of a large
+    # corpus is tens of MB as one string.
+    handle.write('{\n  "metadata": ' + indented_json(metadata, 2) + ',\n  "redirects": ')
+    _write_members(handle, (f"{encode_basestring(key)}: {_string_or_null(to)}" for key, to in history.redirects.items()), "{}")
+    handle.write(',\n  "history": ')
+    _write_members(handle, map(_meaning_json, history.meanings), "[]")
+    handle.write("\n}\n")
+
+
+def _meaning_json(meaning: Meaning) -> str:
+    """`indented_json(to_dict(meaning), 4)`, laid out here: the generic writer's ~10 µs a meaning is ~1 s of a
+    20k-page corpus's export, every export."""
+    return (
+        f'{{\n      "id": {encode_basestring(meaning.id)},\n      "hash": {encode_basestring(meaning.hash)},'
+        f'\n      "to": {_string_or_null(meaning.to)},\n      "to_hash": {_string_or_null(meaning.to_hash)}\n    }}'
+    )
+
+
+def _string_or_null(value: str | None) -> str:
+    return "null" if value is None else encode_basestring(value)
+
+
+def _write_members(handle: TextIO, members: Iterable[str], brackets: str) -> None:
+    """A dict's or list's members (each already laid out at its depth) as `indented_json` lays them out at depth 2."""
+    opening, closing = brackets
+    separator = opening
+    for member in members:
+        handle.write(separator + "\n    " + member)
+        separator = ","
+    handle.write(f"{opening}{closing}" if separator == opening else "\n  " + closing)

@@ -115,9 +115,49 @@ class CurrentChunks:
         )
 
 
+@dataclass(frozen=True)
+class PreviousChunks:
+    """The previous export as the redirects read it, without holding its texts (`core.export.previous_export`).
+
+    `ids`, `hashes` and `groups` are held for every previous chunk, in the file's order; `load(positions)`
+    reads the whole records at those positions again, and is called only for the previous chunks whose id
+    does not name the same text now, one group at a time.
+    """
+
+    ids: Sequence[str]
+    hashes: Sequence[str]
+    groups: Sequence[Group]
+    load: Callable[[Sequence[int]], Sequence[Mapping[str, Any]]]
+
+    @classmethod
+    def of(cls, rows: Sequence[Mapping[str, Any]]) -> PreviousChunks:
+        """Records already in memory (dicts as read from a `chunks_mode_b_*.json`)."""
+        fields = [cls.fields(row) for row in rows]
+        return cls(
+            ids=[field["id"] for field in fields],
+            hashes=[field["hash"] for field in fields],
+            groups=[(field["source"], field["chunk_type"]) for field in fields],
+            load=lambda positions: [rows[position] for position in positions],
+        )
+
+    @staticmethod
+    def fields(row: Mapping[str, Any]) -> dict[str, Any]:
+        """What is held of a previous record: `id`, `source`, `chunk_type` are required (KeyError without
+        them); `hash` is the text's when an older export did not write it."""
+        return {
+            "id": str(row["id"]),
+            "hash": row.get("hash") or content_hash(row["text"]),
+            "source": row["source"],
+            "chunk_type": row["chunk_type"],
+        }
+
+
+Previous = Sequence[Mapping[str, Any]] | PreviousChunks
+
+
 def carry_history(
     history: Sequence[Mapping[str, Any]],
-    previous: Sequence[Mapping[str, Any]] | None,
+    previous: Previous | None,
     current: Sequence[ChunkRecord] | CurrentChunks,
     min_overlap: float = DEFAULT_MIN_OVERLAP,
 ) -> RedirectHistory:
@@ -131,9 +171,10 @@ def carry_history(
     export replaced the redirect file before the corpus JSON.
     """
     current = current if isinstance(current, CurrentChunks) else CurrentChunks.of(current)
+    previous = previous if previous is None or isinstance(previous, PreviousChunks) else PreviousChunks.of(previous)
     last = compute_redirects(previous, current, min_overlap) if previous is not None else None
     now = current.hashes
-    before = {str(row["id"]): row.get("hash") or content_hash(row["text"]) for row in previous or ()}
+    before = dict(zip(previous.ids, previous.hashes)) if previous is not None else {}
 
     def resolve(chunk_id: str, text_hash: str, to: str | None, to_hash: str | None) -> Meaning:
         if now.get(chunk_id) == text_hash:
@@ -150,18 +191,25 @@ def carry_history(
         key = (str(row["id"]), str(row["hash"]))
         meanings[key] = resolve(*key, row.get("to"), row.get("to_hash"))
     for chunk_id, text_hash in before.items():
-        meanings.setdefault((chunk_id, text_hash), resolve(chunk_id, text_hash, chunk_id, text_hash))
+        if (chunk_id, text_hash) not in meanings:
+            meanings[(chunk_id, text_hash)] = resolve(chunk_id, text_hash, chunk_id, text_hash)
     for chunk_id, text_hash in now.items():
-        meanings.setdefault((chunk_id, text_hash), Meaning(chunk_id, text_hash, chunk_id, text_hash))
+        if (chunk_id, text_hash) not in meanings:
+            meanings[(chunk_id, text_hash)] = Meaning(chunk_id, text_hash, chunk_id, text_hash)
 
-    targets: dict[str, set[str | None]] = defaultdict(set)
+    # An id whose meanings lead to different places is ambiguous: None in the plain map.
+    first: dict[str, str | None] = {}
+    ambiguous: set[str] = set()
     for (chunk_id, _), meaning in meanings.items():
-        targets[chunk_id].add(meaning.to)
-    redirects = {chunk_id: next(iter(ends)) if len(ends) == 1 else None for chunk_id, ends in sorted(targets.items())}
+        if chunk_id not in first:
+            first[chunk_id] = meaning.to
+        elif first[chunk_id] != meaning.to:
+            ambiguous.add(chunk_id)
+    ids = sorted(first)
     return RedirectHistory(
         meanings=tuple(meanings[key] for key in sorted(meanings)),
-        redirects=redirects,
-        ambiguous=tuple(chunk_id for chunk_id, ends in sorted(targets.items()) if len(ends) > 1),
+        redirects={chunk_id: None if chunk_id in ambiguous else first[chunk_id] for chunk_id in ids},
+        ambiguous=tuple(chunk_id for chunk_id in ids if chunk_id in ambiguous),
         stats=last.stats if last else None,
     )
 
@@ -200,7 +248,7 @@ class _Span:
 
 
 def compute_redirects(
-    previous: Sequence[Mapping[str, Any]],
+    previous: Previous,
     current: Sequence[ChunkRecord] | CurrentChunks,
     min_overlap: float = DEFAULT_MIN_OVERLAP,
 ) -> RedirectMap:
@@ -212,27 +260,28 @@ def compute_redirects(
     `canonical_id` are used when present.
 
     A previous chunk whose id names the same text in the same group now maps to
-    itself (what the same-text rule gives it) without its group being read; the
-    other groups are read one at a time (`CurrentChunks.load_group`).
+    itself (what the same-text rule gives it) without either record being read; the
+    other groups are read one at a time, theirs and the previous ones (`CurrentChunks.load_group`,
+    `PreviousChunks.load`).
     """
     current = current if isinstance(current, CurrentChunks) else CurrentChunks.of(current)
+    previous = previous if isinstance(previous, PreviousChunks) else PreviousChunks.of(previous)
     current_groups = set(current.groups.values())
-    olds = [_span_from_row(row) for row in previous]
-    targets: list[str | None] = [None] * len(olds)
+    targets: list[str | None] = [None] * len(previous.ids)
     changed: dict[Group, list[int]] = defaultdict(list)
-    for position, old in enumerate(olds):
-        if current.hashes.get(old.id) == old.hash and current.groups.get(old.id) == old.group:
-            targets[position] = old.id
-        elif old.group in current_groups:
-            changed[old.group].append(position)
+    for position, (old_id, old_hash, group) in enumerate(zip(previous.ids, previous.hashes, previous.groups)):
+        if current.hashes.get(old_id) == old_hash and current.groups.get(old_id) == group:
+            targets[position] = old_id
+        elif group in current_groups:
+            changed[group].append(position)
     for group in sorted(changed):
         index = _GroupIndex([_span_from_row(row) for row in current.load_group(group)])
-        for position in changed[group]:
-            targets[position] = index.best_match(olds[position], min_overlap)
+        for position, row in zip(changed[group], previous.load(changed[group])):
+            targets[position] = index.best_match(_span_from_row(row), min_overlap)
 
     redirects: dict[str, str | None] = {}
-    for old, target in zip(olds, targets):
-        redirects[old.id] = target
+    for old_id, target in zip(previous.ids, targets):
+        redirects[old_id] = target
     return RedirectMap(redirects=redirects, stats=_stats(redirects))
 
 

@@ -5,9 +5,10 @@ ships its last good ones, listed as stale, or is left out, listed; a PDF whose
 chunk ids collide with another's is left out, named. `paths.export_strict`
 refuses the whole export instead while any PDF is in one of those lists.
 
-Memory: the step holds a few columns of every chunk (ids, hashes, sort keys:
-`KEY_COLUMNS` and the corpus suite's) and reads each PDF's validated chunks
-again while its corpus files are written, one PDF at a time.
+Cost (issue 31): the step holds a few columns of every chunk (ids, hashes, sort keys:
+`KEY_COLUMNS` and the corpus suite's) and copies each PDF's export piece, rendered when
+its validated chunks were written (`runstate.export_pieces`), one piece at a time: after
+one PDF changed, only that PDF's chunks are rendered again.
 
 It runs once after the PDFs of a build or a backfill are done (`pocket-assets build`, the
 `corpus_export_sensor`), never in a range run: the published files always hold a whole corpus.
@@ -16,6 +17,7 @@ It runs once after the PDFs of a build or a backfill are done (`pocket-assets bu
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
+import pyarrow as pa
 from dagster import (
     AssetCheckResult,
     AssetCheckSeverity,
@@ -36,18 +38,16 @@ from pocket_assets.core.export.corpus_files import (
     remove_leftover_temps,
     write_corpus_parts,
 )
-from pocket_assets.core.pdf import corpus_of
+from pocket_assets.core.raw_folder import corpus_of
 from pocket_assets.core.quality.validation import corpus_frame_columns, corpus_ids_on_columns
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, DeviceProfileResource, GatesResource
 from pocket_assets.runstate.export_lock import export_lock
-from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence, known_sha256
+from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence
+from pocket_assets.runstate.sources import current_sha256
 from pocket_assets.runstate.export_state import export_fingerprint, record_export
-from pocket_assets.runstate.export_selection import (
-    read_validated_chunks,
-    read_validated_columns,
-    select_for_export,
-)
+from pocket_assets.runstate.export_pieces import ValidatedFile, read_validated, stored_pieces, validated_chunks_as_read
+from pocket_assets.runstate.export_selection import select_for_export
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.runstate.stages import EXPORTED, STAGES
 from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
@@ -83,11 +83,12 @@ def android_export(
     store = paths.store()
     scan = paths.scan()
     fingerprint = export_fingerprint(store, scan.keys, paths.export_strict)
-    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(known_sha256(store, paths.raw_path, scan.keys))
+    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(current_sha256(store, paths.raw_path, scan.keys))
     selection = select_for_export(store, [key for key in scan.keys if key not in duplicates])
     suite_columns = corpus_frame_columns(gates.expectations_path)
     held = tuple(dict.fromkeys(KEY_COLUMNS + suite_columns))
-    columns_by_key = {key: read_validated_columns(store, key, held) for key in selection.shipped}
+    files, unreadable = _read_validated_files(store, selection.shipped, held)
+    columns_by_key = {key: file.columns for key, file in files.items()}
     id_report = corpus_ids_on_columns(
         gates.gates(),
         {name: [value for columns in columns_by_key.values() for value in columns[name]] for name in suite_columns},
@@ -95,8 +96,8 @@ def android_export(
     collisions = _colliding_pdfs(columns_by_key)
     for key, _ in collisions:
         del columns_by_key[key]
-    stale = dict(selection.stale)
-    left_out = dict(selection.excluded + collisions)
+    stale = {key: why for key, why in selection.stale if key not in unreadable}
+    left_out = dict(selection.excluded + tuple(unreadable.items()) + collisions)
     problems = sorted({**stale, **left_out}.items())
     run_id = context.run.run_id
     if paths.export_strict and problems:
@@ -116,7 +117,7 @@ def android_export(
             keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]
             notes = {"duplicates": [{"pdf": key, "duplicate_of": duplicates[key]} for key in keys if key in duplicates]}
             export = _write_corpus(
-                paths, gates, corpus, keys, generated, columns_by_key, stale, left_out, notes, device.profile()
+                paths, gates, corpus, keys, generated, files, columns_by_key, stale, left_out, notes, device.profile()
             )
             _note_neutralised(export.neutralised, columns_by_key, warnings)
             metadata.update(_corpus_metadata(export))
@@ -167,25 +168,30 @@ def _write_corpus(
     corpus: str,
     keys: Sequence[str],
     generated: str,
+    files: dict[str, ValidatedFile],
     columns_by_key: dict[str, Columns],
     stale: dict[str, str],
     left_out: dict[str, str],
     duplicates: dict[str, list[dict[str, str]]],
     device: DeviceProfile,
 ) -> CorpusExport:
-    """Write one corpus, one PDF's chunks at a time; a chunk the export refuses (e.g. invalid against
-    the HEPilot schema, which is not a per-PDF gate) leaves its PDF out, named, and the corpus is
-    written again without it.
+    """Write one corpus from each PDF's export piece (kept beside its stages; rendered again from its validated
+    chunks when missing, damaged or made from another version of them); a chunk the export refuses (e.g.
+    invalid against the HEPilot schema, which is not a per-PDF gate) leaves its PDF out, named, and the corpus
+    is written again without it.
 
     Nothing is replaced until every chunk is valid, so a retry starts from the same previous export.
     Strict export refuses instead. Lines too long for the device's LLM refuse the corpus (an ExportError
     naming no chunk): no PDF is to blame, a setting is.
     """
     store = paths.store()
+    load = validated_chunks_as_read(store, files)
     while True:
+        shipped = {key: files[key] for key in keys if key in columns_by_key}
         parts = CorpusParts(
-            keys={key: columns_by_key[key] for key in keys if key in columns_by_key},
-            load=lambda key: read_validated_chunks(store, key),
+            keys={key: columns_by_key[key] for key in shipped},
+            load=load,
+            shelf=stored_pieces(store, gates.expectations_path, shipped),
         )
         notes = {**_corpus_notes(keys, columns_by_key, stale, left_out), **duplicates}
         try:
@@ -205,6 +211,20 @@ def _write_corpus(
             left_out[culprit] = f"left out, its chunk cannot be exported: {error}; fix the PDF or report it"
             stale.pop(culprit, None)
             del columns_by_key[culprit]
+
+
+def _read_validated_files(
+    store: PartitionStore, keys: Sequence[str], columns: Sequence[str]
+) -> tuple[dict[str, ValidatedFile], dict[str, str]]:
+    """Each shipped PDF's validated file as the export reads it; one that cannot be read is left out, named
+    (never another PDF's failure)."""
+    files, unreadable = {}, {}
+    for key in keys:
+        try:
+            files[key] = read_validated(store, key, columns)
+        except (OSError, pa.ArrowException) as error:
+            unreadable[key] = f"left out, its validated chunks cannot be read ({error}); build it again"
+    return files, unreadable
 
 
 def _colliding_pdfs(columns_by_key: dict[str, Columns]) -> tuple[tuple[str, str], ...]:

@@ -134,6 +134,7 @@ def pdf_stages(
         summary_cache=paths.output_path / "cache" if summarizer.kind == "llm" else None,
         chunk_schema=gates.chunk_schema(),
         reports_dir=paths.output_path / "reports" / "validation",
+        export_schemas=gates.expectations_path,
     )
     for leftover in remove_dead_temps(store.root):
         context.log.info(f"removed {leftover.name}, a temp file of a build that was killed")
