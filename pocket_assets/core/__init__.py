@@ -27,7 +27,7 @@ _PUBLIC: dict[str, str] = {
     "PdfError": "errors",
     # reading PDFs
     "inspect_pdf": "pdf",
-    "discover_pdfs": "pdf",
+    "discover_pdfs": "raw_folder",
     "extract_pages": "extract",
     "ExtractionOptions": "extract",
     "EXTRACTOR_VERSION": "extract",
