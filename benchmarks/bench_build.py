@@ -391,16 +391,24 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     from pocket_assets.core.export.corpus_files import write_corpus_exports
     from pocket_assets.core.extract import extract_pages
     from pocket_assets.core.pdf import inspect_pdf
-    from pocket_assets.core.raw_folder import discover_pdfs
     from pocket_assets.core.policy import ChunkPolicy
     from pocket_assets.core.quality.report import write_report_html
     from pocket_assets.core.quality.validation import load_gates, validate_corpus_ids, validate_partition
+    from pocket_assets.core.raw_folder import discover_pdfs
     from pocket_assets.core.records import CORPORA as RECORD_CORPORA
     from pocket_assets.core.records import to_dict
     from pocket_assets.core.tables.cache import SummaryCache
     from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables
     from pocket_assets.core.tokenizer import load_tokenizer
-    from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, RAW_PDF, TABLE_SUMMARIES, VALIDATED_CHUNKS, Stage
+    from pocket_assets.runstate.stages import (
+        CHILDREN,
+        PAGES,
+        PARENTS,
+        RAW_PDF,
+        TABLE_SUMMARIES,
+        VALIDATED_CHUNKS,
+        Stage,
+    )
     from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
 
     lap("imports")

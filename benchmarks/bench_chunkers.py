@@ -45,12 +45,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, Sequence
 
-from pocket_assets.core.document import canonical_text
 from pocket_assets.core.chunking.embed_text import text_to_embed
+from pocket_assets.core.document import canonical_text
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.pdf import inspect_pdf
-from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets.core.policy import PAGE_MODES, ChunkPolicy
+from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets.core.records import PageRecord, PdfIdentity
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 

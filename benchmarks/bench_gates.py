@@ -19,7 +19,6 @@ from typing import Callable
 from pocket_assets.core import ids
 from pocket_assets.core.document import PageContent, assemble_pages
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord
 from pocket_assets.core.quality.validation import (
     Gates,
     check_coverage,
@@ -28,6 +27,7 @@ from pocket_assets.core.quality.validation import (
     load_gates,
     validate_corpus_ids,
 )
+from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord
 
 EXPECTATIONS_DIR = Path(__file__).resolve().parents[1] / "pocket_assets" / "expectations"
 KEY = "intl/synthetic.pdf"

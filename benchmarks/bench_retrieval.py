@@ -58,9 +58,9 @@ from pocket_assets.core.evaluation.retrieval import (  # noqa: E402
 from pocket_assets.core.export.corpus_files import write_corpus_exports  # noqa: E402
 from pocket_assets.core.extract import extract_pages  # noqa: E402
 from pocket_assets.core.pdf import inspect_pdf  # noqa: E402
-from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets.core.policy import CONTEXT_HEADERS, ChunkPolicy  # noqa: E402
 from pocket_assets.core.quality.validation import Gates, load_gates, validate_partition  # noqa: E402
+from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets.core.records import CORPORA, ChunkRecord, PageRecord, PdfIdentity  # noqa: E402
 from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables  # noqa: E402
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer  # noqa: E402

@@ -38,6 +38,8 @@ from pathlib import Path
 import pymupdf
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
+from bench_extraction import normalized_title, section_number  # noqa: E402  (same title matching as issue 3)
+
 from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.chunking.sections import build_section_index
 from pocket_assets.core.extract import extract_pages
@@ -45,8 +47,6 @@ from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import PageRecord
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
-
-from bench_extraction import normalized_title, section_number  # noqa: E402  (same title matching as issue 3)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

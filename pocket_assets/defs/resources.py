@@ -18,22 +18,26 @@ from pathlib import Path
 from typing import Optional
 
 import blake3
-
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import Field, PrivateAttr
 
+from pocket_assets.core.device import DEFAULT_PRESET, PRESETS, DeviceProfile, device_profile
 from pocket_assets.core.extract import EXTRACTOR_VERSION, ExtractionOptions
 from pocket_assets.core.json_schema import Validator
-from pocket_assets.core.raw_folder import RawFolderScan, scan_raw_folder
-from pocket_assets.core.device import DEFAULT_PRESET, PRESETS, DeviceProfile, device_profile
 from pocket_assets.core.policy import ChunkPolicy, sizes_from_environment
 from pocket_assets.core.quality.validation import PACKAGED_EXPECTATIONS, Gates, load_gates
-from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, RAW_DIR_ENV
+from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, RAW_DIR_ENV, RawFolderScan, scan_raw_folder
 from pocket_assets.core.records import CORPORA, parse_corpora
 from pocket_assets.core.redaction import url_without_credentials
 from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
-from pocket_assets.core.tokenizer import DEFAULT_TOKENIZER, TOKENIZER_ENV, TextCounter, TokenCounter, load_tokenizer
-from pocket_assets.core.tokenizer import tokenizer_identity
+from pocket_assets.core.tokenizer import (
+    DEFAULT_TOKENIZER,
+    TOKENIZER_ENV,
+    TextCounter,
+    TokenCounter,
+    load_tokenizer,
+    tokenizer_identity,
+)
 from pocket_assets.runstate.output_folder import checked_output_dir
 from pocket_assets.runstate.stages import CHUNKING, EXTRACTION, GATES, SUMMARIZER, Setting, Stage, stage_versions
 from pocket_assets.runstate.storage import PartitionStore

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from dagster import AssetObservation, DefaultSensorStatus, SensorEvaluationContext, SensorResult, sensor
 
-from pocket_assets.defs.scan_cursor import decode_states, digest, dumps, encode_states, loads
-from pocket_assets.runstate.corpus_scan import scan_corpus
-from pocket_assets.runstate.staleness import describe
 from pocket_assets.defs.partitions import pdf_partitions
-from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.defs.resources import environment_versions
+from pocket_assets.defs.resources import CorpusPaths, environment_versions
+from pocket_assets.defs.scan_cursor import decode_states, digest, dumps, encode_states, loads
 from pocket_assets.defs.staleness import pdf_staleness
+from pocket_assets.runstate.corpus_scan import scan_corpus
 from pocket_assets.runstate.stages import EXPORTED
+from pocket_assets.runstate.staleness import describe
 
 # Where the verdict is shown: the stage whose good output is exported.
 OBSERVED = EXPORTED

@@ -32,9 +32,13 @@ from pocket_assets.core.extract import ExtractionOptions, extract_pages
 from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING, UNREADABLE_WARNING
 from pocket_assets.core.json_schema import Validator
 from pocket_assets.core.pdf import inspect_pdf
-from pocket_assets.core.raw_folder import sha256_file
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.quality.chunk_stats import chunks_per_type, pages_without_chunks, preview_markdown, token_histogram
+from pocket_assets.core.quality.chunk_stats import (
+    chunks_per_type,
+    pages_without_chunks,
+    preview_markdown,
+    token_histogram,
+)
 from pocket_assets.core.quality.expectation_batches import expectations_for_batch
 from pocket_assets.core.quality.gate_findings import GateFinding, findings_to_json, gate_findings
 from pocket_assets.core.quality.report import write_report_html
@@ -46,6 +50,7 @@ from pocket_assets.core.quality.validation import (
     table_columns,
     with_expectations,
 )
+from pocket_assets.core.raw_folder import sha256_file
 from pocket_assets.core.records import (
     CHUNK_PLACE_FIELDS,
     ChunkRecord,
@@ -61,9 +66,9 @@ from pocket_assets.core.tables.summaries import Summarizer, has_table_blocks, su
 from pocket_assets.core.tokenizer import TokenCounter
 from pocket_assets.runstate.export_pieces import write_export_piece
 from pocket_assets.runstate.output_folder import inside
-from pocket_assets.runstate.sources import file_stamp
 from pocket_assets.runstate.page_records import read_pages
 from pocket_assets.runstate.pdf_notes import pages_without_text, text_warning
+from pocket_assets.runstate.sources import file_stamp
 from pocket_assets.runstate.stages import (
     CHILDREN,
     CHUNK_STAGES,

@@ -27,8 +27,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pocket_assets.core.atomic import atomic_path, temp_owner, this_host, write_bytes_atomic
-from pocket_assets.runstate.output_folder import inside
 from pocket_assets.runstate.arrow_rows import table_of_rows
+from pocket_assets.runstate.output_folder import inside
 from pocket_assets.runstate.stages import SOURCE, Stage
 
 STATUS_OK = "ok"

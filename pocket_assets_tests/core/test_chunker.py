@@ -14,13 +14,9 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer, models
 
-from pocket_assets.core.chunking.chunker import ChunkedDocument, chunk_document, table_header_for
-from pocket_assets.core.document import canonical_text
-from pocket_assets.core.chunking.embed_text import count_embedded, text_to_embed
-from pocket_assets.core.device import EMBEDDINGGEMMA_DOCUMENT_PROMPT, DeviceProfile
-from pocket_assets.core.extract import extract_pages
-from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core import tokenizer as tokenizer_module
+from pocket_assets.core.chunking.chunker import ChunkedDocument, chunk_document, table_header_for
+from pocket_assets.core.chunking.embed_text import count_embedded, text_to_embed
 from pocket_assets.core.chunking.slice_counts import (
     PieceTokens,
     SliceCounter,
@@ -28,6 +24,10 @@ from pocket_assets.core.chunking.slice_counts import (
     splits_cleanly,
     vocabulary_splits_cleanly,
 )
+from pocket_assets.core.device import EMBEDDINGGEMMA_DOCUMENT_PROMPT, DeviceProfile
+from pocket_assets.core.document import canonical_text
+from pocket_assets.core.extract import extract_pages
+from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.chunker_documents import (
     bare_device,

@@ -9,14 +9,14 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pocket_assets.core import ids
+from pocket_assets.core.chunking import slice_counts
 from pocket_assets.core.chunking.chunker import chunk_document
-from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.chunking.embed_text import count_embedded, text_to_embed
+from pocket_assets.core.chunking.slice_counts import PieceCounter, PieceTokens, SliceCounter, page_token_offsets
 from pocket_assets.core.device import EMBEDDINGGEMMA_DOCUMENT_PROMPT, EMBEDDINGGEMMA_SPECIAL_TOKENS, DeviceProfile
+from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import to_dict
-from pocket_assets.core.chunking import slice_counts
-from pocket_assets.core.chunking.slice_counts import PieceCounter, PieceTokens, SliceCounter, page_token_offsets
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets_tests.core.chunker_documents import bare_device, build_pages, identity_for, markdown_table
 

@@ -18,9 +18,9 @@ from pocket_assets.core.chunking.context import (
     readable_file_name,
     reads_as_title,
 )
-from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.chunking.embed_text import count_embedded, text_to_embed
 from pocket_assets.core.device import EMBEDDINGGEMMA_DOCUMENT_PROMPT, DeviceProfile
+from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.policy import CONTEXT_HEADERS, ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, PdfIdentity
 from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables

@@ -15,8 +15,8 @@ from pocket_assets.core.chunking.embed_text import sdk_line
 from pocket_assets.core.export.corpus_files import (
     HEPILOT_FILE,
     MODE_B_FILE,
-    SDK_FILE,
     SDK_CHUNK_TYPES,
+    SDK_FILE,
     CorpusExport,
     CorpusParts,
     ExportError,

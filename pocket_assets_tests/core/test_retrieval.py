@@ -14,7 +14,6 @@ import pytest
 
 from pocket_assets.core import ids
 from pocket_assets.core.device import DeviceProfile
-from pocket_assets.core.records import ChunkRecord, ContentFeatures
 from pocket_assets.core.evaluation.retrieval import (
     GoldFormatError,
     GoldQuestion,
@@ -33,6 +32,7 @@ from pocket_assets.core.evaluation.retrieval import (
     reciprocal_rank_fusion,
     tokenize,
 )
+from pocket_assets.core.records import ChunkRecord, ContentFeatures
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data" / "raw"

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, RAW_PDF, Stage
 from pocket_assets.runstate.staleness import (
     build_fingerprint,
     corpus_staleness,
@@ -9,7 +10,6 @@ from pocket_assets.runstate.staleness import (
     partition_staleness,
     stale_partitions,
 )
-from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, RAW_PDF, Stage
 from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionManifest, PartitionStore
 
 VERSIONS = {RAW_PDF: None, PAGES: None, PARENTS: "chunker-v1+aaaa", CHILDREN: "chunker-v1+aaaa"}

@@ -10,9 +10,9 @@ import pytest
 
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.chunker import chunk_document
-from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.chunking.embed_text import text_to_embed
 from pocket_assets.core.device import EMBEDDINGGEMMA_SPECIAL_TOKENS, DeviceProfile
+from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import (
     Block,
@@ -26,6 +26,7 @@ from pocket_assets.core.records import (
     chunk_place_from_dict,
     to_dict,
 )
+from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tables.summaries import (
     ExtractiveSummarizer,
     SummaryError,
@@ -35,7 +36,6 @@ from pocket_assets.core.tables.summaries import (
     has_table_blocks,
     summarize_tables,
 )
-from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.test_table_types import ARRAY_CLASSES, UCB_ADMISSIONS
 

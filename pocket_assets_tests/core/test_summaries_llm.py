@@ -12,6 +12,7 @@ from typing import Iterator
 import pytest
 
 from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tables.summaries import (
     ExtractiveSummarizer,
     LlmSummarizer,
@@ -19,7 +20,6 @@ from pocket_assets.core.tables.summaries import (
     TableContext,
     summarize_tables,
 )
-from pocket_assets.core.tables.cache import SummaryCache
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.test_summaries import CALENDAR, IDENTITY, build_pages, build_parents, pipe
 

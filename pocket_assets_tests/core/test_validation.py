@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from pocket_assets.core import ids
-from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.device import PRESETS
+from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.policy import SEARCHABLE_MAX_TOKENS, ChunkPolicy
-from pocket_assets.core.records import Block, ChunkRecord, ContentFeatures, PageRecord, TableCells
 from pocket_assets.core.quality.validation import (
     CHILDREN_COVER_TEXT,
     CHUNK_SCHEMA_FILE,
@@ -33,6 +32,7 @@ from pocket_assets.core.quality.validation import (
     validate_corpus_ids,
     validate_partition,
 )
+from pocket_assets.core.records import Block, ChunkRecord, ContentFeatures, PageRecord, TableCells
 
 EXPECTATIONS_DIR = Path(__file__).resolve().parents[2] / "pocket_assets" / "expectations"
 KEY = "fr/reglement.pdf"

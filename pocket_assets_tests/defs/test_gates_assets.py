@@ -9,14 +9,13 @@ import pytest
 from dagster import AssetKey, DagsterInstance
 
 import pocket_assets.runstate.pdf_build as pdf_build
+from pocket_assets.core.quality.validation import PARTITION_GATES
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.core.quality.validation import PARTITION_GATES
-from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export, partition_states
-from pocket_assets_tests.pdf_factory import small_corpus
 from pocket_assets.runstate.pdf_notes import EXPORT
 from pocket_assets.runstate.stages import CHILDREN, VALIDATED_CHUNKS
-
+from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export, partition_states
+from pocket_assets_tests.pdf_factory import small_corpus
 
 
 @pytest.fixture

@@ -30,13 +30,13 @@ from typing import Callable, Sequence
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import ContextHeaders
 from pocket_assets.core.chunking.embed_text import CONTEXT_SEPARATOR, citation, count_embedded, text_to_embed
-from pocket_assets.core.policy import SEARCHABLE_MAX_TOKENS, ChunkPolicy
-from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity, new_chunk
 from pocket_assets.core.chunking.sections import SectionIndex, build_section_index
 from pocket_assets.core.chunking.segments import Span, TextBelowMinimum, plan_segments
 from pocket_assets.core.chunking.slice_counts import PieceTokens, SliceCounter, TokenOffsets
-from pocket_assets.core.tokenizer import TokenCounter
 from pocket_assets.core.chunking.units import Boundary, DocumentLayout, layout_document
+from pocket_assets.core.policy import SEARCHABLE_MAX_TOKENS, ChunkPolicy
+from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord, PdfIdentity, new_chunk
+from pocket_assets.core.tokenizer import TokenCounter
 
 _MAX_REPLANS = 12
 # A slice can encode a token or two longer than the offsets of the whole page say (its first

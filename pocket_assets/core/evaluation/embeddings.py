@@ -23,8 +23,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pocket_assets.core.atomic import atomic_path
-from pocket_assets.core.ids import content_hash
 from pocket_assets.core.evaluation.retrieval import GoldQuestion, Passage, by_corpus
+from pocket_assets.core.ids import content_hash
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

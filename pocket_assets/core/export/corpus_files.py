@@ -78,15 +78,6 @@ import blake3
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, CONTEXT_SEPARATOR, sdk_line, with_context
 from pocket_assets.core.device import DeviceProfile, llm_overflow
-from pocket_assets.core.json_schema import (
-    DRAFT_07,
-    DRAFT_2020_12,
-    Validator,
-    instance_location,
-    load_validator,
-    most_relevant_error,
-)
-from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, record_columns, to_dict
 from pocket_assets.core.export.indented_json import indented_json
 from pocket_assets.core.export.previous_export import (
     NotACorpusFile,
@@ -105,6 +96,15 @@ from pocket_assets.core.export.redirects import (
     RedirectStats,
     carry_history,
 )
+from pocket_assets.core.json_schema import (
+    DRAFT_07,
+    DRAFT_2020_12,
+    Validator,
+    instance_location,
+    load_validator,
+    most_relevant_error,
+)
+from pocket_assets.core.records import CHUNK_TYPES, ChunkRecord, record_columns, to_dict
 
 SCHEMA_VERSION = "1.0"  # the corpus file format of seed SPEC-SCH-001 §5.1
 CHUNK_SCHEMA_FILE = "chunk.schema.json"

@@ -16,7 +16,6 @@ from pathlib import Path
 from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import MarginLine, out_of_step, running_in_slots, running_signatures, scattered
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus, forget_wordings
-from pocket_assets.core.extract.reading_order import document_column_lefts
 from pocket_assets.core.extract.markdown import (
     RenderedPage,
     margin_lines,
@@ -24,6 +23,7 @@ from pocket_assets.core.extract.markdown import (
     render_page,
 )
 from pocket_assets.core.extract.ocr import DEFAULT_LANGUAGE, OcrUnavailableError
+from pocket_assets.core.extract.reading_order import document_column_lefts
 from pocket_assets.core.extract.scan import PageScan, scan_pages
 from pocket_assets.core.pdf import open_pdf
 from pocket_assets.core.records import PageRecord

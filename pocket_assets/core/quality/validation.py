@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from pocket_assets.core.chunking.segments import TEXT_BELOW_MINIMUM, TextBelowMinimum, plan_segments
-from pocket_assets.core.quality.chunk_stats import pages_without_chunks
 from pocket_assets.core.document import canonical_text
 from pocket_assets.core.json_schema import DRAFT_07, Validator, load_validator, schema_rule
 from pocket_assets.core.policy import ChunkPolicy
+from pocket_assets.core.quality.chunk_stats import pages_without_chunks
 from pocket_assets.core.records import ChunkRecord, PageRecord, record_columns, to_dict
 
 if TYPE_CHECKING:

@@ -42,7 +42,6 @@ from pocket_assets.core.chunking.embed_text import count_embedded, fold_whitespa
 from pocket_assets.core.chunking.sections import build_section_index
 from pocket_assets.core.chunking.segments import plan_segments
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.redaction import has_credentials, is_local, redact, url_without_credentials
 from pocket_assets.core.records import (
     Block,
     ChunkRecord,
@@ -53,6 +52,7 @@ from pocket_assets.core.records import (
     TableCells,
     new_chunk,
 )
+from pocket_assets.core.redaction import has_credentials, is_local, redact, url_without_credentials
 from pocket_assets.core.tables.cache import SummaryCache, summary_cache_key
 from pocket_assets.core.tables.readable import readable_cells
 from pocket_assets.core.tables.types import classify_table

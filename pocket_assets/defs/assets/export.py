@@ -38,17 +38,17 @@ from pocket_assets.core.export.corpus_files import (
     remove_leftover_temps,
     write_corpus_parts,
 )
-from pocket_assets.core.raw_folder import corpus_of
 from pocket_assets.core.quality.validation import corpus_frame_columns, corpus_ids_on_columns
+from pocket_assets.core.raw_folder import corpus_of
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, DeviceProfileResource, GatesResource
-from pocket_assets.runstate.export_lock import export_lock
 from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence
-from pocket_assets.runstate.sources import current_sha256
-from pocket_assets.runstate.export_state import export_fingerprint, record_export
+from pocket_assets.runstate.export_lock import export_lock
 from pocket_assets.runstate.export_pieces import ValidatedFile, read_validated, stored_pieces, validated_chunks_as_read
 from pocket_assets.runstate.export_selection import select_for_export
+from pocket_assets.runstate.export_state import export_fingerprint, record_export
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
+from pocket_assets.runstate.sources import current_sha256
 from pocket_assets.runstate.stages import EXPORTED, STAGES
 from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
 

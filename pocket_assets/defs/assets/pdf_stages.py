@@ -29,7 +29,6 @@ from pocket_assets.defs.resources import (
     WorkersResource,
 )
 from pocket_assets.runstate.pdf_build import BuildPlan, SuiteBatches, build_pdf, page_counts, record_death
-from pocket_assets.runstate.storage import remove_dead_temps
 from pocket_assets.runstate.stages import (
     CHILDREN,
     PAGES,
@@ -39,6 +38,8 @@ from pocket_assets.runstate.stages import (
     TABLE_SUMMARIES,
     VALIDATED_CHUNKS,
 )
+from pocket_assets.runstate.storage import remove_dead_temps
+
 
 def stage_specs() -> list[AssetSpec]:
     """The per-PDF stages as assets, versioned by the environment's settings (read when the code location loads).
