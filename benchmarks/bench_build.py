@@ -159,7 +159,8 @@ def build_command(work: Path, raw: Path, name: str, pin_one_core: bool = False, 
     home, out = work / name / "home", work / name / "out"
     shutil.rmtree(work / name, ignore_errors=True)
     home.mkdir(parents=True)
-    env = {**os.environ, "DAGSTER_HOME": str(home), **env_extra}
+    # Every PDF built, copies included (the scale corpus is copies): a build skips a PDF with another's bytes.
+    env = {**os.environ, "DAGSTER_HOME": str(home), "POCKET_ASSETS_KEEP_DUPLICATES": "1", **env_extra}
     command = [PYTHON, "-m", "pocket_assets.cli", "build", "--raw-dir", str(raw), "--output-dir", str(out)]
     if pin_one_core:
         command = ["taskset", "-c", "0", *command]
