@@ -11,7 +11,7 @@ import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterator, Mapping, Sequence
+from typing import Iterator, Sequence
 
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.records import CORPORA
@@ -19,11 +19,6 @@ from pocket_assets.core.records import CORPORA
 # The folders' environment variables: the code location `dagster dev` loads reads them (`defs/resources.py`).
 RAW_DIR_ENV = "POCKET_ASSETS_RAW_DIR"
 OUTPUT_DIR_ENV = "POCKET_ASSETS_OUTPUT_DIR"
-
-
-def raw_dir_from(environ: Mapping[str, str], root: Path) -> Path:
-    """`POCKET_ASSETS_RAW_DIR`, else `data/raw` under the project root."""
-    return Path(environ.get(RAW_DIR_ENV, str(root / "data" / "raw")))
 
 
 def pdf_files(raw_dir: Path) -> Iterator[Path]:
@@ -34,11 +29,6 @@ def pdf_files(raw_dir: Path) -> Iterator[Path]:
                 path = Path(folder) / name
                 if path.is_file():
                     yield path
-
-
-def count_pdf_files(raw_dir: Path) -> int:
-    """How many `.pdf` files the scan will look at (refused and ignored ones too), without judging them."""
-    return sum(1 for _ in pdf_files(raw_dir))
 
 
 # What Dagster refuses in a partition key (dagster/_core/definitions/partitions/utils/base.py).

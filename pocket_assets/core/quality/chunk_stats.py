@@ -90,21 +90,3 @@ def spread(items: Sequence[ChunkRecord], count: int) -> list[ChunkRecord]:
     if count == 1:
         return [items[len(items) // 2]]
     return [items[round(index * (len(items) - 1) / (count - 1))] for index in range(count)]
-
-
-def token_bins(chunks: Sequence[ChunkRecord], width: int = 64) -> list[tuple[int, int, int]]:
-    """(low, high, count) per `width`-token bin from 0 to the largest chunk, empty bins included."""
-    if not chunks:
-        return []
-    counts = [0] * (max(chunk.tokens for chunk in chunks) // width + 1)
-    for chunk in chunks:
-        counts[chunk.tokens // width] += 1
-    return [(index * width, (index + 1) * width - 1, count) for index, count in enumerate(counts)]
-
-
-def histogram_markdown(chunks: Sequence[ChunkRecord], width: int = 64, bar_width: int = 30) -> str:
-    bins = token_bins(chunks, width)
-    peak = max((count for _, _, count in bins), default=0) or 1
-    lines = ["| tokens | chunks | |", "|---|---|---|"]
-    lines += [f"| {low}-{high} | {count} | {'█' * round(bar_width * count / peak)} |" for low, high, count in bins]
-    return "\n".join(lines)
