@@ -126,6 +126,9 @@ class TokenizerResource(ConfigurableResource):
         return tokenizer_identity(self.name)
 
 
+DEVICE_PRESET_ENV = "POCKET_ASSETS_DEVICE_PRESET"
+
+
 class DeviceProfileResource(ConfigurableResource):
     """The phone the lines are for (`core.device`): its embedder's window and prompt, its LLM's context and top-k.
 
@@ -136,7 +139,7 @@ class DeviceProfileResource(ConfigurableResource):
     preset: str = Field(
         default=DEFAULT_PRESET,
         description=f"One of {', '.join(PRESETS)}: the LiteRT EmbeddingGemma-300M model of that window "
-        "(seqN), with an LLM context of four windows and top-k 3.",
+        f"(seqN), with an LLM context of four windows and top-k 3. Env {DEVICE_PRESET_ENV}.",
     )
     embed_max_tokens: Optional[int] = Field(
         default=None,
@@ -162,7 +165,13 @@ class DeviceProfileResource(ConfigurableResource):
 
     @classmethod
     def from_environment(cls) -> DeviceProfileResource:
-        return cls(embed_max_tokens=sizes_from_environment(os.environ).get("embed_max_tokens"))
+        """The preset of `POCKET_ASSETS_DEVICE_PRESET` and the window of `EMBED_MAX_TOKENS`: what the code
+        location, its sensors and schedule, and the command line judge staleness with, so a preset chosen
+        only in a launchpad would be built back to the default by the next refresh."""
+        preset = os.environ.get(DEVICE_PRESET_ENV, "").strip() or DEFAULT_PRESET
+        if preset not in PRESETS:
+            raise ValueError(f"{DEVICE_PRESET_ENV} must be one of {', '.join(PRESETS)}, got {preset!r}")
+        return cls(preset=preset, embed_max_tokens=sizes_from_environment(os.environ).get("embed_max_tokens"))
 
     def profile(self) -> DeviceProfile:
         return device_profile(

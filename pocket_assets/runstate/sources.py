@@ -17,18 +17,28 @@ from pocket_assets.core.raw_folder import sha256_file
 from pocket_assets.runstate.stages import SOURCE
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 
-FILE_SIZE = "file_size"  # the `raw_pdf` manifest's `extra` entries: the file as it was hashed
+# The `raw_pdf` manifest's `extra` entries: the file as it was hashed. The inode and the change time catch what
+# size and modification time miss: a file replaced by another (`mv`), or rewritten with its old time put back
+# (`cp -p`, an archive's extraction); nothing sets a change time back.
+FILE_SIZE = "file_size"
 FILE_MTIME_NS = "file_mtime_ns"
+FILE_CTIME_NS = "file_ctime_ns"
+FILE_INODE = "file_inode"
 
 
 def file_stamp(path: Path) -> dict[str, int]:
     """What `raw_pdf` records of the file it hashes (taken before hashing: a change after it is seen next time)."""
     status = os.stat(path)
-    return {FILE_SIZE: status.st_size, FILE_MTIME_NS: status.st_mtime_ns}
+    return {
+        FILE_SIZE: status.st_size,
+        FILE_MTIME_NS: status.st_mtime_ns,
+        FILE_CTIME_NS: status.st_ctime_ns,
+        FILE_INODE: status.st_ino,
+    }
 
 
 def current_sha256(store: PartitionStore, raw_dir: Path, keys: Sequence[str]) -> dict[str, str]:
-    """Key -> sha256 of the file now in the folder; a key whose file is gone is left out."""
+    """Key -> sha256 of the file now in the folder; a key whose file is gone or unreadable is left out."""
     shas = {}
     for key in keys:
         path = raw_dir / key
@@ -40,7 +50,10 @@ def current_sha256(store: PartitionStore, raw_dir: Path, keys: Sequence[str]) ->
         if recorded is not None and recorded.status == STATUS_OK and recorded.source_sha256 and _same(recorded.extra, stamp):
             shas[key] = recorded.source_sha256
         else:
-            shas[key] = sha256_file(path)
+            try:
+                shas[key] = sha256_file(path)
+            except OSError:  # removed or made unreadable since: as a file that is gone (its build says why)
+                continue
     return shas
 
 

@@ -122,6 +122,7 @@ def stage_versions(settings: Mapping[str, Setting]) -> dict[Stage, str | None]:
 ENVIRONMENT_NAMES = {
     "child_tokens": "CHUNK_SIZE_TOKENS",
     "child_overlap": "CHUNK_OVERLAP_TOKENS",
+    "embed_max_tokens": "EMBED_MAX_TOKENS",
     "tokenizer": "POCKET_ASSETS_TOKENIZER",
 }
 
@@ -134,11 +135,25 @@ def setting_changes(stage: Stage, recorded: Mapping[str, Mapping[str, Any]], cur
         before, after = recorded.get(name), current.get(name)
         if before is None or after is None:
             continue
-        for field_name in sorted(set(before) | set(after.value)):
-            old, new = before.get(field_name), after.value.get(field_name)
-            if old != new:
-                label = f"{field_name} ({ENVIRONMENT_NAMES[field_name]})" if field_name in ENVIRONMENT_NAMES else field_name
-                changes.append(f"{label} {_shown(old)} → {_shown(new)}")
+        changes += _field_changes("", before, after.value)
+    return changes
+
+
+def _field_changes(prefix: str, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """One phrase per field that differs; a field holding fields (the device profile in the chunk policy)
+    is looked into, so the phrase names the field inside (`device.embed_max_tokens (EMBED_MAX_TOKENS) 512 → 256`)."""
+    changes = []
+    for field_name in sorted(set(before) | set(after)):
+        old, new = before.get(field_name), after.get(field_name)
+        if old == new:
+            continue
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            changes += _field_changes(f"{prefix}{field_name}.", old, new)
+            continue
+        label = f"{prefix}{field_name}"
+        if field_name in ENVIRONMENT_NAMES:
+            label += f" ({ENVIRONMENT_NAMES[field_name]})"
+        changes.append(f"{label} {_shown(old)} → {_shown(new)}")
     return changes
 
 

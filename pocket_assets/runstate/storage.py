@@ -35,9 +35,9 @@ STATUS_OK = "ok"
 STATUS_FAILED = "failed"
 STATUS_SKIPPED = "skipped"
 STATUS_DAMAGED = "damaged"  # a manifest that cannot be read: nothing it says can be trusted
-DATA_BYTES = "data_bytes"
+DATA_BYTES = "data_bytes"  # the manifest's `extra` entry: the size of the file it declares good
 # What a PDF's files under a stage folder end with: its data, its manifest, its export piece (`export_pieces`).
-STAGE_FILE_SUFFIXES = (".parquet", ".manifest.json", ".piece")  # the manifest's `extra` entry: the size of the file it declares good
+STAGE_FILE_SUFFIXES = (".parquet", ".manifest.json", ".piece")
 # A temp file of a process that is gone, or older than this, is a killed build's: removed by the next run.
 TEMP_MAX_AGE_SECONDS = 24 * 3600
 

@@ -7,10 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from dagster import DagsterInstance
+from dagster import DagsterInstance, materialize
 
+from pocket_assets.core.device import DeviceProfile, llm_overflow
 from pocket_assets.core.export.corpus_files import parse_sdk_file
-from pocket_assets.defs.resources import CorpusPaths, default_paths
+from pocket_assets.defs.build import ASSETS, build_resources
+from pocket_assets.defs.resources import CorpusPaths, DeviceProfileResource, default_paths
 from pocket_assets.runstate.pdf_notes import EXPORT
 from pocket_assets.runstate.stages import VALIDATED_CHUNKS
 from pocket_assets.runstate.storage import PartitionManifest
@@ -139,3 +141,29 @@ def test_a_chunk_the_export_refuses_leaves_only_its_pdf_out(instance: DagsterIns
     assert [row["pdf"] for row in left_out] == [key]
     assert rows[0]["id"] in left_out[0]["reason"] and "hepilot" in left_out[0]["reason"].lower()
     assert _corpus_json(built, "intl")["metadata"]["total_chunks"] > 0
+
+
+def test_lines_too_long_for_the_llm_in_one_corpus_refuse_the_export_before_any_corpus_is_written(
+    instance: DagsterInstance, built: CorpusPaths
+) -> None:
+    """Every corpus is judged before any is written: a refused corpus never leaves another one published beside
+    the old export of the refused one."""
+    store = built.store()
+    needed = {}
+    for corpus, key in (("fr", "fr/reglement.pdf"), ("intl", "intl/rules.pdf")):
+        lines = [(row["id"], row["embedded_tokens"]) for row in store.read(VALIDATED_CHUNKS, key)]
+        needed[corpus] = llm_overflow(lines, DeviceProfile(llm_context_tokens=257)).needed_tokens
+    fits, overflows = sorted(needed, key=needed.get)
+    assert needed[fits] < needed[overflows], needed
+    ordered = CorpusPaths(raw_dir=built.raw_dir, output_dir=built.output_dir, corpora=f"{fits},{overflows}")
+    out = built.output_path
+    before = {path.name: path.read_bytes() for path in out.glob("chunks_*")}
+    tight = DeviceProfileResource(llm_context_tokens=needed[fits])  # the first corpus fits, the second does not
+    result = materialize(
+        ASSETS, instance=instance, resources={**build_resources(ordered), "device": tight},
+        selection=["android_export"], raise_on_error=False,
+    )  # fmt: skip
+    assert not result.success
+    message = result.failure_data_for_node("android_export").user_failure_data.description
+    assert f"Export of corpus {overflows} refused" in message and "llm_context_tokens" in message
+    assert {path.name: path.read_bytes() for path in out.glob("chunks_*")} == before

@@ -76,13 +76,31 @@ def test_another_tokenizer_file_makes_every_pdf_stale(
     assert capsys.readouterr().out.startswith("2 of 2 PDF(s)")
 
 
-@pytest.mark.parametrize(("variable", "value"), [("CHUNK_SIZE_TOKENS", "300"), ("EMBED_MAX_TOKENS", "256")])
-def test_chunk_size_or_window_from_the_environment_makes_every_pdf_stale(
-    built: CorpusPaths, monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+@pytest.mark.parametrize(
+    ("variable", "value", "named"),
+    [
+        ("CHUNK_SIZE_TOKENS", "300", "child_tokens (CHUNK_SIZE_TOKENS) 450 → 300"),
+        ("EMBED_MAX_TOKENS", "256", "device.embed_max_tokens (EMBED_MAX_TOKENS) 512 → 256"),
+        ("POCKET_ASSETS_DEVICE_PRESET", "embeddinggemma-256", "device.llm_context_tokens 2048 → 1024"),
+    ],
+)
+def test_chunk_size_window_or_device_from_the_environment_makes_every_pdf_stale_naming_what_changed(
+    built: CorpusPaths, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, named: str
 ) -> None:
+    """The sensors, the schedule and the command line judge with the environment's device: a preset set there
+    stays built (a launchpad-only preset would be built back by the next refresh); the reason names the field."""
     monkeypatch.setenv(variable, value)
     stale = _stale(built)
     assert sorted(stale) == KEYS and all(reason.startswith("parents built with") for reason in stale.values())
+    assert all(named in reason for reason in stale.values()), stale
+
+
+def test_an_unknown_device_preset_in_the_environment_is_refused_naming_the_choices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("POCKET_ASSETS_DEVICE_PRESET", "pixel-9")
+    with pytest.raises(ValueError, match=r"POCKET_ASSETS_DEVICE_PRESET must be one of embeddinggemma-256, .*'pixel-9'"):
+        DeviceProfileResource.from_environment()
 
 
 @pytest.mark.parametrize(

@@ -380,7 +380,7 @@ def write_corpus_parts(
     """
     places = _places(parts)
     _check_corpus_and_ids(corpus, places)
-    check_llm_budget(corpus, parts, device)
+    check_llm_budget(corpus, parts.keys, device)
     runs = _runs(places)
     names = list(parts.keys)
     ordered = [names[run[0].part] for run in runs]
@@ -838,13 +838,13 @@ def _check_corpus_and_ids(corpus: str, places: Sequence[_Place]) -> None:
         seen.add(place.chunk_id)
 
 
-def check_llm_budget(corpus: str, parts: CorpusParts, device: DeviceProfile) -> None:
-    """The phone hands its `top_k` best lines whole to its LLM: any `top_k` lines of the corpus, with the
-    question budget, must fit the LLM's context. Raises ExportError (naming no chunk: the corpus is refused,
-    not a PDF) with the settings to change."""
+def check_llm_budget(corpus: str, keys: Mapping[str, Mapping[str, Sequence[Any]]], device: DeviceProfile) -> None:
+    """The phone hands its `top_k` best lines whole to its LLM: any `top_k` lines of the corpus (`keys`: each
+    part's KEY_COLUMNS, as `CorpusParts.keys`), with the question budget, must fit the LLM's context. Raises
+    ExportError (naming no chunk: the corpus is refused, not a PDF) with the settings to change."""
     lines = (
         (chunk_id, tokens)
-        for columns in parts.keys.values()
+        for columns in keys.values()
         for chunk_id, chunk_type, tokens in zip(columns["id"], columns["chunk_type"], columns["embedded_tokens"])
         if chunk_type in SDK_CHUNK_TYPES
     )

@@ -35,6 +35,7 @@ from pocket_assets.core.export.corpus_files import (
     CorpusExport,
     CorpusParts,
     ExportError,
+    check_llm_budget,
     remove_leftover_temps,
     write_corpus_parts,
 )
@@ -108,6 +109,15 @@ def android_export(
             + ". Fix or remove these PDFs, or turn strict export off to ship the others."
         )
 
+    profile = device.profile()
+    for corpus in paths.corpus_names:  # every corpus judged before any is written: none is published beside an old one
+        try:
+            check_llm_budget(
+                corpus, {k: c for k, c in columns_by_key.items() if corpus_of(k, paths.corpus_names) == corpus}, profile
+            )
+        except ExportError as error:
+            raise Failure(description=f"Export of corpus {corpus} refused: {error}") from None
+
     generated = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     metadata: dict[str, Any] = {}
     warnings: dict[str, list[str]] = {key: [] for key in scan.keys}
@@ -117,7 +127,7 @@ def android_export(
             keys = [key for key in scan.keys if corpus_of(key, paths.corpus_names) == corpus]
             notes = {"duplicates": [{"pdf": key, "duplicate_of": duplicates[key]} for key in keys if key in duplicates]}
             export = _write_corpus(
-                paths, gates, corpus, keys, generated, files, columns_by_key, stale, left_out, notes, device.profile()
+                paths, gates, corpus, keys, generated, files, columns_by_key, stale, left_out, notes, profile
             )
             _note_neutralised(export.neutralised, columns_by_key, warnings)
             metadata.update(_corpus_metadata(export))
@@ -230,7 +240,7 @@ def _read_validated_files(
 def _colliding_pdfs(columns_by_key: dict[str, Columns]) -> tuple[tuple[str, str], ...]:
     """PDFs whose chunk ids another PDF (earlier in key order) already holds: left out, both named.
 
-    Sources keep the subfolder (`core.pdf.source_name`), so this takes names that
+    Sources keep the subfolder (`core.raw_folder.source_name`), so this takes names that
     only normalisation makes equal, e.g. `fr/a.PDF` beside `fr/a.pdf`.
     """
     owner: dict[str, str] = {}
