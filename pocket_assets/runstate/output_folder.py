@@ -34,11 +34,20 @@ def checked_output_dir(output_dir: Path, raw_dir: Path | None = None) -> Path:
     return output_dir
 
 
-def inside(folder: Path, relative: str) -> Path:
-    """`folder / relative`, or ValueError when `relative` is absolute or climbs out of `folder` (`..`)."""
-    candidate = folder / relative
+def within(folder: Path, relative: str) -> Path:
+    """`folder / relative`, or ValueError when `relative` is absolute or climbs out of `folder` (`..`).
+
+    A check of the name alone, without a system call: enough for a folder whose content only the build makes
+    (the stage store, asked thousands of times by a build of a large corpus), where no key can add a link."""
     if Path(relative).is_absolute() or ".." in Path(relative).parts:
         raise ValueError(f"{relative!r} leaves the folder {folder}")
+    return folder / relative
+
+
+def inside(folder: Path, relative: str) -> Path:
+    """`within`, and the file it names, links followed, is still in `folder`: for a folder users fill (the raw
+    folder, where a link may point anywhere)."""
+    candidate = within(folder, relative)
     if not candidate.resolve().is_relative_to(folder.resolve()):
         raise ValueError(f"{relative!r} leaves the folder {folder} (through a link)")
     return candidate

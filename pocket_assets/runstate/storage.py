@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 
 from pocket_assets.core.atomic import atomic_path, temp_owner, this_host, write_bytes_atomic
 from pocket_assets.runstate.arrow_rows import table_of_rows
-from pocket_assets.runstate.output_folder import inside
+from pocket_assets.runstate.output_folder import within
 from pocket_assets.runstate.stages import SOURCE, Stage
 
 STATUS_OK = "ok"
@@ -108,7 +108,7 @@ class PartitionStore:
 
     def _stage_file(self, stage_name: str, partition_key: str, suffix: str) -> Path:
         """`<root>/<stage>/<key><suffix>`; a key that is absolute or climbs out (`..`) is refused."""
-        return inside(self.root / stage_name, f"{stage_file_stem(partition_key)}{suffix}")
+        return within(self.root / stage_name, f"{stage_file_stem(partition_key)}{suffix}")
 
     def write(
         self,
