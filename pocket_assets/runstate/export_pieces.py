@@ -37,7 +37,7 @@ from pocket_assets.core.export.corpus_files import (
 from pocket_assets.core.json_schema import Validator
 from pocket_assets.runstate.export_selection import ValidatedChunks
 from pocket_assets.runstate.stages import EXPORTED
-from pocket_assets.runstate.storage import PartitionStore, stage_file_stem
+from pocket_assets.runstate.storage import PartitionStore
 
 PIECES_FOLDER = "export_pieces"
 
@@ -52,7 +52,7 @@ class ValidatedFile:
 
 
 def piece_path(store: PartitionStore, partition_key: str) -> Path:
-    return store.root / PIECES_FOLDER / f"{stage_file_stem(partition_key)}.piece"
+    return store.stage_file(PIECES_FOLDER, partition_key, ".piece")
 
 
 def read_validated(store: PartitionStore, partition_key: str, columns: Sequence[str]) -> ValidatedFile:

@@ -90,24 +90,25 @@ class PartitionStore:
     root: Path
 
     def data_path(self, stage: Stage, partition_key: str) -> Path:
-        return self._stage_file(stage.name, partition_key, ".parquet")
+        return self.stage_file(stage.name, partition_key, ".parquet")
 
     def manifest_path(self, stage: Stage, partition_key: str) -> Path:
-        return self._stage_file(stage.name, partition_key, ".manifest.json")
+        return self.stage_file(stage.name, partition_key, ".manifest.json")
 
     def _manifest_file(self, stage_name: str, partition_key: str) -> Path:
-        return self._stage_file(stage_name, partition_key, ".manifest.json")
+        return self.stage_file(stage_name, partition_key, ".manifest.json")
 
     def accepts(self, partition_key: str) -> bool:
         """Whether the key's stage files stay inside the store (a key added by hand may climb out)."""
         try:
-            self._stage_file("", partition_key, "")
+            self.stage_file("", partition_key, "")
         except ValueError:
             return False
         return True
 
-    def _stage_file(self, stage_name: str, partition_key: str, suffix: str) -> Path:
-        """`<root>/<stage>/<key><suffix>`; a key that is absolute or climbs out (`..`) is refused."""
+    def stage_file(self, stage_name: str, partition_key: str, suffix: str) -> Path:
+        """`<root>/<stage>/<key><suffix>`, for any file of a PDF kept in the store (its export piece too); a
+        key that is absolute or climbs out (`..`) is refused."""
         return within(self.root / stage_name, f"{stage_file_stem(partition_key)}{suffix}")
 
     def write(
@@ -212,7 +213,7 @@ class PartitionStore:
         for stage_dir in self.root.iterdir():
             if stage_dir.is_dir():
                 for suffix in STAGE_FILE_SUFFIXES:
-                    self._stage_file(stage_dir.name, partition_key, suffix).unlink(missing_ok=True)
+                    self.stage_file(stage_dir.name, partition_key, suffix).unlink(missing_ok=True)
 
 
 def remove_dead_temps(root: Path, now: float | None = None) -> list[Path]:
