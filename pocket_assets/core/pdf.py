@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-import pymupdf
-
 from pocket_assets.core.errors import PdfError
+from pocket_assets.core.mupdf import pymupdf
 from pocket_assets.core.raw_folder import corpus_of, sha256_file, source_name
 from pocket_assets.core.records import CORPORA, PdfIdentity
 

@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pymupdf
-
 from pocket_assets.core.extract.reading_order import text_dict
 from pocket_assets.core.extract.turn import transformed_text
+from pocket_assets.core.mupdf import pymupdf
 
 # Rendered for Tesseract at 300 dpi, French and English pages read with a CER of 2.0-2.5 % against 3.0-3.6 % at
 # 200 dpi, for ~10 % more CPU (5-6 s a page either way: benchmarks/bench_ocr.py).

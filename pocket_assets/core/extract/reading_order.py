@@ -15,9 +15,8 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-import pymupdf
-
 from pocket_assets.core.extract.cleanup import clean_text
+from pocket_assets.core.mupdf import pymupdf
 
 # Ligatures are expanded by MuPDF when TEXT_PRESERVE_LIGATURES is off; images are not needed here.
 DICT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP

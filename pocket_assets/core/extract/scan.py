@@ -13,8 +13,6 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Any
 
-import pymupdf
-
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract.cleanup import is_page_counter
 from pocket_assets.core.extract.ocr import PageOcr
@@ -27,6 +25,7 @@ from pocket_assets.core.extract.tables import (
     may_hold_table,
 )
 from pocket_assets.core.extract.turn import reading_frame, turned, turned_text
+from pocket_assets.core.mupdf import pymupdf
 from pocket_assets.core.pdf import MUPDF_ERRORS, REPAIRED_WARNING, load_page, no_readable_page
 from pocket_assets.core.tables.readable import readable_cells
 

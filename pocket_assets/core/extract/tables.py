@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-import pymupdf
-
 from pocket_assets.core.extract.cleanup import clean_text, collapse_spaces, join_lines
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, font_style
 from pocket_assets.core.extract.turn import turned_words
+from pocket_assets.core.mupdf import pymupdf
 from pocket_assets.core.records import TableCells
 
 RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule

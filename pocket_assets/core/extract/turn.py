@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import pymupdf
+from pocket_assets.core.mupdf import pymupdf
 
 RIGHT_ANGLE_SLACK = 5.0  # degrees: text this close to a right angle is set square (a skewed scan's OCR too)
 MIXED_SHARE = 0.3  # of a page's characters running another way than most: the page is set in two directions
