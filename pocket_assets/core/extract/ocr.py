@@ -1,8 +1,8 @@
 """OCR of pages without a text layer, through PyMuPDF and Tesseract (on by default).
 
 A scanned regulation is as much a part of the corpus as a typeset one, so OCR is on;
-it runs only on pages with no text layer and something drawn on them, so born-digital
-PDFs never pay for it. Tesseract is a system install: where it (or one of the
+it runs only on pages with no text layer whose picture shows ink (`shows_ink`), so
+born-digital PDFs and the blank pages of a scanned book never pay for it. Tesseract is a system install: where it (or one of the
 languages) is missing, the build goes on without reading those pages and says once
 per PDF how to install it, not once per page.
 """
@@ -16,12 +16,33 @@ from typing import Any
 from pocket_assets.core.extract.reading_order import text_dict
 from pocket_assets.core.extract.turn import transformed_text
 from pocket_assets.core.mupdf import pymupdf
+from pocket_assets.core.pdf import MUPDF_ERRORS
 
 # Rendered for Tesseract at 300 dpi, French and English pages read with a CER of 2.0-2.5 % against 3.0-3.6 % at
 # 200 dpi, for ~10 % more CPU (5-6 s a page either way: benchmarks/bench_ocr.py).
 OCR_DPI = 300
 DEFAULT_LANGUAGE = "fra+eng"
 INSTALL = "apt-get install tesseract-ocr tesseract-ocr-fra tesseract-ocr-eng"
+# The ink test: the page rendered at INK_DPI in grey shows ink when some pixel is INK_CONTRAST levels (of 255)
+# darker than its lightest. Print of 6 pt and light-grey text stay well above it at that resolution; the
+# paper of a blank scan (JPEG noise, specks) and white boxes stay below.
+INK_DPI = 50
+INK_CONTRAST = 48
+
+
+def shows_ink(page: pymupdf.Page) -> bool:
+    """Whether the page as shown holds anything but paper, which OCR could read as text.
+
+    A blank page of a scanned book is an image all the same, and an office export's empty
+    page a white rectangle: both would cost a 300 dpi render and a Tesseract pass to read
+    nothing. The page rendered small in grey costs a fraction of that. A page that cannot be
+    rendered counts as ink, so OCR tries it and says what failed.
+    """
+    try:
+        samples = page.get_pixmap(dpi=INK_DPI, colorspace=pymupdf.csGRAY, alpha=False).samples
+    except MUPDF_ERRORS:
+        return True
+    return max(samples) - min(samples) >= INK_CONTRAST
 
 
 class OcrUnavailableError(RuntimeError):

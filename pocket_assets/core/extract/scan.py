@@ -15,7 +15,7 @@ from typing import Any
 
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract.cleanup import is_page_counter
-from pocket_assets.core.extract.ocr import PageOcr
+from pocket_assets.core.extract.ocr import PageOcr, shows_ink
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, Line, read_lines, text_column_left, text_dict
 from pocket_assets.core.extract.tables import (
     FoundTable,
@@ -311,8 +311,9 @@ def scan_page(page: pymupdf.Page, number: int, detect_tables: bool, ocr: PageOcr
     # The drawings serve the table pre-filter on a page with text, and tell OCR a page without shows something.
     drawings = _drawings(page) if problem is None and (detect_tables or not has_text) else []
     images = not has_text and problem is None and _has_images(page)
-    # Text may be in an image (a scan) or drawn as outlines: what shows something is read by OCR.
-    ocr_data = _ocr_text(page, ocr, warnings) if (images or (drawings and not has_text)) and ocr is not None else None
+    # Text may be in an image (a scan) or drawn as outlines: what shows ink is read by OCR.
+    needs_ocr = ocr is not None and (images or (drawings and not has_text)) and shows_ink(page)
+    ocr_data = _ocr_text(page, ocr, warnings) if needs_ocr else None
     if ocr_data is not None:  # the page's own (empty) text layer holds no table cells either
         textpage, data, has_text, images = None, ocr_data, True, False
     if images:
