@@ -493,6 +493,7 @@ REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
         ("tex-table-cells-words.pdf", 0, ("Options nouvelles", "")),  # TeX: no space characters in the cells
         ("regs-serif-small-capitals.pdf", 2, ("b)", "Le blâme ;")),  # a regulation's sanctions, office rules
         ("crossing-rules-without-table.pdf", 0, None),  # rules that cross around no table: the pre-filter lets it by
+        ("ruled-table-jittered-rules.pdf", 0, ("Bel/Lux", "61.6", "57", "56.9", "77.4", "53", "60", "", "60.9")),  # office
     ],
 )
 def test_ruled_tables_of_real_pages_are_found_by_find_tables(name: str, index: int, row: tuple | None) -> None:

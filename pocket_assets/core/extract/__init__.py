@@ -43,8 +43,9 @@ __all__ = [
 # v4: running headers whose text changes with the chapter, "Chapter 1: Introduction 2"; v5: numbered headings
 # and numbered paragraphs printed in the body's lines set apart, `3.` / `5.6 a)` headings, issue 33; v6: turned
 # pages read in their text's frame, each table word in one cell, OCR of pages without a text layer, damaged
-# pages warned, issues 33 and 32).
-EXTRACTOR_VERSION = "pocket-extract-v6"
+# pages warned, issues 33 and 32; v7: ruled tables whose column rules are drawn cell by cell a fraction of a
+# point apart, which the table pre-filter missed).
+EXTRACTOR_VERSION = "pocket-extract-v7"
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from pocket_assets.core.records import TableCells
 RULE_THICKNESS = 3.0  # a filled rectangle thinner than this is drawn as a rule
 CROSSING_MARGIN = 3.0  # a rule this far inside another one crosses it rather than closing a box
 RULE_GAP = 2.5  # typesetters leave rules this far apart where they meet
+SAME_LINE = 1.0  # rules whose positions across them differ by less lie on one line
 MIN_ROW_HEIGHT = 8.0  # pt: a column rule is at least one row of text high
 
 
@@ -107,16 +108,31 @@ def may_hold_table(drawings: list[dict[str, Any]], quarter_turned: bool = False)
 
 def _joined(segments: list[Segment]) -> list[Segment]:
     """Collinear rules that meet joined into one: office suites draw each cell's borders apart,
-    so their grid has no rule crossing another inside it until the pieces are put end to end."""
+    so their grid has no rule crossing another inside it until the pieces are put end to end.
+    Their pieces of one rule may sit a fraction of a point apart across it (135.03 and 134.91):
+    the pieces of a line are joined in the order they run along it, whatever that jitter."""
     joined: list[Segment] = []
-    for position, start, end in sorted(segments):
-        if joined:
-            last_position, last_start, last_end = joined[-1]
-            if abs(position - last_position) < 1.0 and start <= last_end + RULE_GAP:
-                joined[-1] = (last_position, last_start, max(last_end, end))
-                continue
+    for line in _lines(segments):
+        line.sort(key=itemgetter(1))
+        position, start, end = line[0]
+        for _, piece_start, piece_end in line[1:]:
+            if piece_start > end + RULE_GAP:
+                joined.append((position, start, end))
+                start = piece_start
+            end = max(end, piece_end)
         joined.append((position, start, end))
     return joined
+
+
+def _lines(segments: list[Segment]) -> list[list[Segment]]:
+    """The segments grouped by the line they lie on: positions each less than SAME_LINE from the next."""
+    lines: list[list[Segment]] = []
+    for segment in sorted(segments):
+        if lines and segment[0] - lines[-1][-1][0] < SAME_LINE:
+            lines[-1].append(segment)
+        else:
+            lines.append([segment])
+    return lines
 
 
 def _cell_text(value: str | None) -> str:
