@@ -29,6 +29,11 @@ machine this runs on has 2 cores shared with others, so wall times are noisy.
     .venv/bin/python benchmarks/bench_build.py --one-core      # also the 187 PDFs pinned to one core
     .venv/bin/python benchmarks/bench_build.py --copies 0      # without the scale build
     .venv/bin/python benchmarks/bench_build.py --dagster-share # the older library-vs-CLI comparison
+    .venv/bin/python benchmarks/bench_build.py --costs [--before CHECKOUT]   # the cost table (bench_costs.py)
+
+`--costs` prints the cost table instead: what each load, stage and library call costs per page and per build
+on each corpus of ../shared, the floor and the marginal cost over it; with `--before`, another checkout (its own
+`.venv`) measured the same way in the same run, and the two builds' stage files and exports compared.
 """
 
 from __future__ import annotations
@@ -515,8 +520,16 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
     parser.add_argument("--dagster-share", action="store_true", help="the library-vs-CLI comparison on --corpus")
     parser.add_argument("--library-only", nargs=2, metavar=("RAW", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--costs", action="store_true", help="the cost table per load, stage and library call (bench_costs.py)")
+    parser.add_argument("--before", type=Path, help="with --costs: another checkout measured the same way, first")
     args = parser.parse_args()
-    if args.library_only:
+    if args.costs:
+        from bench_costs import CORPORA as COST_CORPORA
+        from bench_costs import run_costs
+
+        output = REPO_ROOT / "benchmarks" / "results" / "bench_costs.json"
+        run_costs(list(COST_CORPORA), args.before, args.fixed_runs, output, args.keep)
+    elif args.library_only:
         print(json.dumps(library_build(Path(args.library_only[0]), Path(args.library_only[1]))))
     elif args.dagster_share:
         dagster_share(args.corpus)

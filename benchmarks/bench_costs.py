@@ -187,7 +187,6 @@ LIBRARY_TARGETS: list[tuple[str, str | Callable[..., str], bool]] = [
     ("pymupdf:Page.get_text", "pymupdf: get_text (dict / words from the text layer)", False),
     ("pymupdf:Page.get_cdrawings", "pymupdf: get_cdrawings", False),
     ("pymupdf:Page.get_images", "pymupdf: get_images", False),
-    ("pymupdf:Page.get_pixmap", "pymupdf: get_pixmap", True),
     ("pymupdf:Page.find_tables", "pymupdf: find_tables", True),
     ("pymupdf:Page.get_textpage_ocr", "OCR (Tesseract via get_textpage_ocr)", True),
     ("pocket_assets.core.pdf:inspect_pdf", "inspect_pdf (page tree, metadata)", False),
@@ -198,9 +197,9 @@ LIBRARY_TARGETS: list[tuple[str, str | Callable[..., str], bool]] = [
     ("pocket_assets.core.extract.tables:find_aligned_tables", "unruled tables: columns", False),
     ("pocket_assets.core.extract.reading_order:read_lines", "reading order (read_lines)", False),
     ("pocket_assets.core.extract.scan:scan_page", "scan: rest of scan_page", False),
+    ("pocket_assets.core.extract.ocr:shows_ink", "OCR gate: ink test (50 dpi grey render)", True),
     ("pocket_assets.core.extract.markdown:render_page", "render: Markdown of a page", False),
-    ("pocket_assets.core.extract:iter_rendered_pages", "render: document-wide decisions", False),
-    ("pocket_assets.core.extract:extract_pages", "extract: rest (assemble pages)", False),
+    ("pocket_assets.core.extract:extract_pages", "extract: document-wide decisions, page assembly", False),
     ("pocket_assets.core.tokenizer:TokenCounter.encode_batch", "tokenizer: encode_batch", True),
     ("pocket_assets.core.tokenizer:TokenCounter.count", "tokenizer: encode (one string)", True),
     ("pocket_assets.core.chunking.chunker:chunk_document", "chunker (chunk_document, tokenizer aside)", False),
@@ -609,29 +608,37 @@ def main() -> None:
         elif kind == "library":
             child_library(*rest)
         return
+    run_costs(args.corpora, args.before, args.fixed_runs, args.output, args.keep)
+
+
+def run_costs(corpora: list[str], before: Path | None, fixed_runs: int, output: Path, keep: bool) -> None:
+    """The cost table on `corpora` for this checkout (and `before`, measured first), printed in Markdown."""
     work = Path(tempfile.mkdtemp(prefix="bench-costs-"))
     pythons = {}
-    if args.before:
-        pythons["before"] = str(args.before.resolve() / ".venv" / "bin" / "python")
+    if before:
+        pythons["before"] = str(before.absolute() / ".venv" / "bin" / "python")
     pythons["this checkout"] = sys.executable
-    pages = {which: pages_of(prepare(work, which)) for which in args.corpora}
-    floors = {which: floor_seconds(prepare(work, which)) for which in args.corpora}
-    checkouts = {label: measure_checkout(python, work / label.replace(" ", "-"), args.corpora, args.fixed_runs)
-                 for label, python in pythons.items()}
+    pages = {which: pages_of(prepare(work, which)) for which in corpora}
+    floors = {which: floor_seconds(prepare(work, which)) for which in corpora}
+    checkouts = {
+        label: measure_checkout(python, work / label.replace(" ", "-"), corpora, fixed_runs) for label, python in pythons.items()
+    }
     print(f"{os.cpu_count()} cores, shared; load average now {os.getloadavg()[0]:.1f}")
     for label, results in checkouts.items():
         print(f"- {label}: {results['package']}")
     print()
     print_tables(checkouts, floors, pages)
-    if args.before:
+    if before:
         print("\n### Stage files and exports, before against this checkout (`generated` aside)\n")
-        for which in args.corpora:
-            differing = differing_outputs(Path(checkouts["before"]["corpora"][which]["build"]["out"]),
-                                        Path(checkouts["this checkout"]["corpora"][which]["build"]["out"]))
+        for which in corpora:
+            differing = differing_outputs(
+                Path(checkouts["before"]["corpora"][which]["build"]["out"]),
+                Path(checkouts["this checkout"]["corpora"][which]["build"]["out"]),
+            )
             print(f"- {CORPORA[which]}: " + (f"{len(differing)} differ: {', '.join(differing)}" if differing else "byte-identical"))
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({"checkouts": checkouts, "floors": floors, "pages": pages}, indent=1), encoding="utf-8")
-    if not args.keep:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps({"checkouts": checkouts, "floors": floors, "pages": pages}, indent=1), encoding="utf-8")
+    if not keep:
         shutil.rmtree(work, ignore_errors=True)
 
 
