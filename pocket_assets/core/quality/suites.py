@@ -1,37 +1,31 @@
-"""The gates every chunk passes before export (DESIGN.md section 5), as plain results.
+"""The `expectations` and `corpus_ids` gates: the Great Expectations 1.x suites, run over the chunks' columns.
 
-Three gates per partition, each a separate verdict so a Dagster check can map one
-gate to one blocking asset check:
+`expectations/chunks.partition.json` runs over each PDF's chunks: the suite is the single source of the
+numeric rules (lengths, token caps, sets, patterns); this module only feeds it a DataFrame and two run-time
+parameters. `validate_corpus_ids` runs `expectations/chunks.corpus.json` over every exported chunk.
 
-- `expectations`: the Great Expectations 1.x suite `expectations/chunks.partition.json`.
-  The suite is the single source of the numeric rules (lengths, token caps, sets,
-  patterns); this module only feeds it a DataFrame and two run-time parameters.
-- `json_schema`: the seed's Draft-07 chunk schema on every record as the export writes it.
-- `coverage`: every page with text has a chunk, parent and child texts are their
-  offsets' slice of the canonical text, and children cover the text outside tables.
-  Text the chunking rule leaves out (shorter than `min_chars` with nothing after
-  it to join, warned as `text_below_minimum`) is accounted for, not a gap.
-
-`validate_corpus_ids` runs `expectations/chunks.corpus.json` over every exported chunk.
-
-Great Expectations takes seconds to import, so it is imported inside `load_gates`
-only: importing this module stays cheap, and a process pays for GE once.
+Great Expectations takes seconds to import, so it is imported inside `load_gates` only: importing this
+module stays cheap, and a process pays for GE once.
 """
 
 from __future__ import annotations
 
-import bisect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from pocket_assets.core.chunking.segments import TEXT_BELOW_MINIMUM, TextBelowMinimum, plan_segments
-from pocket_assets.core.document import canonical_text
-from pocket_assets.core.json_schema import DRAFT_07, Validator, load_validator, schema_rule
+from pocket_assets.core.json_schema import Validator
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.quality.chunk_stats import pages_without_chunks
-from pocket_assets.core.records import ChunkRecord, PageRecord, record_columns, to_dict
+from pocket_assets.core.quality.gate_results import (
+    CORPUS_IDS_GATE,
+    EXPECTATIONS_GATE,
+    OFFENDING_LIMIT,
+    GateReport,
+    GateResult,
+)
+from pocket_assets.core.quality.schema_gate import load_chunk_schema
+from pocket_assets.core.records import ChunkRecord, record_columns
 
 if TYPE_CHECKING:
     import pandas
@@ -40,27 +34,19 @@ if TYPE_CHECKING:
     from great_expectations.core.batch_definition import BatchDefinition
     from great_expectations.data_context import AbstractDataContext
 
-# Gate names: one blocking asset check each.
-EXPECTATIONS_GATE = "expectations"
-SCHEMA_GATE = "json_schema"
-COVERAGE_GATE = "coverage"
-CORPUS_IDS_GATE = "corpus_ids"
-PARTITION_GATES: tuple[str, ...] = (EXPECTATIONS_GATE, SCHEMA_GATE, COVERAGE_GATE)
 
-# The suites and schemas shipped inside the package (`pocket_assets/expectations/`); a folder setting may
-# name another folder holding the same files.
-PACKAGED_EXPECTATIONS = Path(__file__).resolve().parents[2] / "expectations"
+# The suites and schemas shipped with the package: the project's top-level `expectations/` folder, which a wheel
+# installs as `pocket_assets/expectations/` (pyproject's `package-dir`) and a checkout or an editable install reads
+# where it is. A folder setting may name another folder holding the same files.
+_PACKAGE = Path(__file__).resolve().parents[2]
+PACKAGED_EXPECTATIONS = next(
+    (folder for folder in (_PACKAGE / "expectations", _PACKAGE.parent / "expectations") if folder.is_dir()),
+    _PACKAGE.parent / "expectations",
+)
+
 # Files under `expectations/`.
 PARTITION_SUITE_FILE = "chunks.partition.json"
 CORPUS_SUITE_FILE = "chunks.corpus.json"
-CHUNK_SCHEMA_FILE = "chunk.schema.json"
-
-# Coverage expectations (plain Python, not GE: they compare chunks with the pages).
-PAGES_HAVE_CHUNKS = "pages_with_text_have_a_chunk"
-TEXT_MATCHES_OFFSETS = "text_is_canonical_slice"
-CHILDREN_COVER_TEXT = "children_cover_text_outside_tables"
-
-OFFENDING_LIMIT = 10
 # The partition suite's `$PARAMETER`s; anything else in a suite is a configuration error.
 SUITE_PARAMETERS: frozenset[str] = frozenset({"parent_ids", "parent_tokens", "max_tokens"})
 # Columns the suites may read; the frame holds nothing else, to keep GE's copies small.
@@ -84,51 +70,6 @@ _RESULT_FORMAT = {
     "unexpected_index_column_names": IDENTITY_COLUMNS,
     "partial_unexpected_count": OFFENDING_LIMIT,
 }
-
-
-@dataclass(frozen=True)
-class GateResult:
-    """One expectation's verdict. Failures are the results with `passed=False`.
-
-    `expectation` is a short stable name: the suite's `meta.name` for GE, the
-    violated schema rule (e.g. `properties/text/minLength`) for the schema, a
-    constant of this module for coverage. `detail` says what was checked or,
-    when an expectation could not run, the error. `offending` holds the first
-    `OFFENDING_LIMIT` (chunk id, page) pairs; coverage results about text rather
-    than chunks put a label in place of the chunk id: the partition key for an
-    uncovered page, `"<key> chars A-B"` for an uncovered character range (A
-    inclusive, B exclusive, offsets in the canonical text).
-    """
-
-    gate: str
-    expectation: str
-    passed: bool
-    checked_count: int
-    unexpected_count: int
-    offending: tuple[tuple[str, int], ...] = ()
-    detail: str = ""
-
-
-@dataclass(frozen=True)
-class GateReport:
-    partition_key: str
-    chunk_count: int
-    results: tuple[GateResult, ...]
-
-    @property
-    def passed(self) -> bool:
-        return all(result.passed for result in self.results)
-
-    def failures(self) -> tuple[GateResult, ...]:
-        return tuple(result for result in self.results if not result.passed)
-
-    def gate_results(self, gate: str) -> tuple[GateResult, ...]:
-        return tuple(result for result in self.results if result.gate == gate)
-
-    def gate_passed(self, gate: str) -> bool:
-        """A gate with no result counts as failed: a check that did not run must not pass."""
-        results = self.gate_results(gate)
-        return bool(results) and all(result.passed for result in results)
 
 
 @dataclass(frozen=True)
@@ -178,11 +119,6 @@ def load_gates(expectations_dir: Path) -> Gates:
     )
 
 
-def load_chunk_schema(expectations_dir: Path) -> Validator:
-    """The seed's Draft-07 chunk schema alone: the schema gate needs no Great Expectations."""
-    return load_validator(expectations_dir / CHUNK_SCHEMA_FILE, DRAFT_07)
-
-
 def _check_suite_json(file_name: str, suite_json: Mapping[str, Any]) -> None:
     """Fail at load, not mid-run: results are matched back to expectations by `meta.name`."""
     names = [expectation.get("meta", {}).get("name") for expectation in suite_json["expectations"]]
@@ -200,37 +136,6 @@ def _parameters_in(value: Any) -> set[str]:
     if isinstance(value, list):
         return set().union(*(_parameters_in(item) for item in value))
     return set()
-
-
-def validate_partition(
-    gates: Gates,
-    partition_key: str,
-    chunks: Sequence[ChunkRecord],
-    pages: Sequence[PageRecord],
-    policy: ChunkPolicy,
-) -> GateReport:
-    """Every partition gate over one PDF's parents, children and table summaries together."""
-    local = check_without_expectations(gates.chunk_schema, partition_key, chunks, pages, policy)
-    return with_expectations(local, check_expectations(gates, chunks, policy))
-
-
-def check_without_expectations(
-    chunk_schema: Validator,
-    partition_key: str,
-    chunks: Sequence[ChunkRecord],
-    pages: Sequence[PageRecord],
-    policy: ChunkPolicy,
-    records: Sequence[Mapping[str, Any]] | None = None,
-) -> GateReport:
-    """The schema and coverage gates: plain Python, run where the records are (any process, no GE).
-    `records`: the chunks as `to_dict` gives them, when the caller has them (`check_schema`)."""
-    results = check_schema(chunk_schema, chunks, records) + check_coverage(partition_key, chunks, pages, policy)
-    return GateReport(partition_key=partition_key, chunk_count=len(chunks), results=results)
-
-
-def with_expectations(report: GateReport, expectations: tuple[GateResult, ...]) -> GateReport:
-    """The whole report: the expectations' results first, as `validate_partition` orders them."""
-    return GateReport(report.partition_key, report.chunk_count, expectations + report.results)
 
 
 def validate_corpus_ids(gates: Gates, chunks: Sequence[ChunkRecord], label: str = "corpus") -> GateReport:
@@ -375,146 +280,3 @@ def _exception_message(info: Mapping[str, Any] | None) -> str:
     entries = [info] if "raised_exception" in info else list(info.values())
     messages = sorted({str(entry.get("exception_message")) for entry in entries if entry.get("raised_exception")})
     return "; ".join(messages)
-
-
-def check_schema(
-    chunk_schema: Validator, chunks: Sequence[ChunkRecord], records: Sequence[Mapping[str, Any]] | None = None
-) -> tuple[GateResult, ...]:
-    """Every record, as `to_dict` writes it, against the seed's Draft-07 chunk schema.
-
-    One result per violated schema rule (e.g. `properties/text/minLength`), so the
-    check names the rule, not just "invalid". `records`, when given, are the chunks' `to_dict`
-    already (the rows a stage file holds, which `chunk_from_dict` read): not made again.
-    """
-    validator = chunk_schema
-    offenders: dict[str, list[tuple[str, int]]] = {}
-    first_message: dict[str, str] = {}
-    for chunk, record in zip(chunks, records if records is not None else map(to_dict, chunks), strict=True):
-        if validator.is_valid(record):
-            continue
-        for error in validator.iter_errors(record):
-            rule = schema_rule(error)
-            offenders.setdefault(rule, []).append((chunk.id, chunk.page))
-            first_message.setdefault(rule, error.message[:200])
-    if not offenders:
-        valid = GateResult(SCHEMA_GATE, CHUNK_SCHEMA_FILE, True, len(chunks), 0, detail="every record is valid")
-        return (valid,)
-    return tuple(
-        GateResult(
-            gate=SCHEMA_GATE,
-            expectation=rule,
-            passed=False,
-            checked_count=len(chunks),
-            unexpected_count=len(offenders[rule]),
-            offending=tuple(offenders[rule][:OFFENDING_LIMIT]),
-            detail=f"{CHUNK_SCHEMA_FILE}: {first_message[rule]}",
-        )
-        for rule in sorted(offenders)
-    )
-
-
-def check_coverage(
-    partition_key: str, chunks: Sequence[ChunkRecord], pages: Sequence[PageRecord], policy: ChunkPolicy
-) -> tuple[GateResult, ...]:
-    """Nothing lost (DESIGN.md section 4): the chunks account for every page and character.
-
-    What the policy's minimum leaves out is asked of the chunking rule itself (`plan_segments`),
-    the same function the chunker follows, so a chunker that dropped anything else still fails.
-    """
-    text = canonical_text(pages)
-    left_out = plan_segments(pages, policy.page_mode, policy.min_chars).left_out
-    return (
-        _pages_have_chunks(partition_key, chunks, pages, left_out),
-        _text_matches_offsets(chunks, text),
-        _children_cover_text(partition_key, chunks, pages, text, left_out),
-    )
-
-
-def _pages_have_chunks(
-    partition_key: str,
-    chunks: Sequence[ChunkRecord],
-    pages: Sequence[PageRecord],
-    left_out: Sequence[TextBelowMinimum],
-) -> GateResult:
-    excused = {short.page for short in left_out}
-    with_text = [page.page for page in pages if page.text.strip() and page.page not in excused]
-    missing = pages_without_chunks(chunks, with_text)
-    return GateResult(
-        gate=COVERAGE_GATE,
-        expectation=PAGES_HAVE_CHUNKS,
-        passed=not missing,
-        checked_count=len(with_text),
-        unexpected_count=len(missing),
-        offending=tuple((partition_key, page) for page in missing[:OFFENDING_LIMIT]),
-        detail="every page with non-whitespace text is in some chunk's pages"
-        + (f" (pages {', '.join(map(str, sorted(excused)))}: {TEXT_BELOW_MINIMUM}, left out)" if excused else ""),
-    )
-
-
-def _text_matches_offsets(chunks: Sequence[ChunkRecord], text: str) -> GateResult:
-    """Coverage is judged on offsets, so the offsets must be the truth about each text."""
-    sliced = [chunk for chunk in chunks if chunk.chunk_type in ("parent", "child")]
-    wrong = [chunk for chunk in sliced if text[chunk.char_start : chunk.char_end] != chunk.text]
-    return GateResult(
-        gate=COVERAGE_GATE,
-        expectation=TEXT_MATCHES_OFFSETS,
-        passed=not wrong,
-        checked_count=len(sliced),
-        unexpected_count=len(wrong),
-        offending=tuple((chunk.id, chunk.page) for chunk in wrong[:OFFENDING_LIMIT]),
-        detail="parent and child text == canonical_text[char_start:char_end]",
-    )
-
-
-def _children_cover_text(
-    partition_key: str,
-    chunks: Sequence[ChunkRecord],
-    pages: Sequence[PageRecord],
-    text: str,
-    left_out: Sequence[TextBelowMinimum],
-) -> GateResult:
-    spans = [(chunk.char_start, chunk.char_end) for chunk in chunks if chunk.chunk_type == "child"]
-    spans += list(_table_spans(pages))
-    spans += [(short.char_start, short.char_end) for short in left_out]
-    gaps = list(_uncovered_ranges(text, spans))
-    page_starts = [page.char_start for page in pages]
-    offending = tuple(
-        (f"{partition_key} chars {start}-{end}", pages[bisect.bisect_right(page_starts, start) - 1].page)
-        for start, end in gaps[:OFFENDING_LIMIT]
-    )
-    return GateResult(
-        gate=COVERAGE_GATE,
-        expectation=CHILDREN_COVER_TEXT,
-        passed=not gaps,
-        checked_count=len(text),
-        unexpected_count=len(gaps),
-        offending=offending,
-        detail=(
-            f"{sum(end - start for start, end in gaps)} characters in {len(gaps)} uncovered ranges"
-            " (each from its first to its last non-whitespace character)"
-            if gaps
-            else "every non-whitespace character outside tables is in a child"
-            + (f" or left out as {TEXT_BELOW_MINIMUM} ({len(left_out)} pages)" if left_out else "")
-        ),
-    )
-
-
-def _table_spans(pages: Iterable[PageRecord]) -> Iterable[tuple[int, int]]:
-    """Tables are summarised, not embedded whole, so children need not cover them."""
-    for page in pages:
-        for block in page.blocks:
-            if block.kind == "table":
-                yield page.char_start + block.char_start, page.char_start + block.char_end
-
-
-def _uncovered_ranges(text: str, spans: Iterable[tuple[int, int]]) -> Iterable[tuple[int, int]]:
-    """Maximal stretches of `text` outside every span that hold non-whitespace, trimmed."""
-    position = 0
-    for start, end in sorted(spans) + [(len(text), len(text))]:
-        if start > position:
-            gap = text[position:start]
-            trimmed = gap.lstrip()
-            if trimmed:
-                first = position + len(gap) - len(trimmed)
-                yield first, position + len(gap.rstrip())
-        position = max(position, end)
