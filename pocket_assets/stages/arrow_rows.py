@@ -1,13 +1,11 @@
 """Rows (dicts) to an Arrow table of a given schema, the table `pa.Table.from_pylist` makes, without pandas.
 
 Every Arrow conversion of a Python sequence (`pa.array`, hence `from_pylist`) first asks whether
-the sequence is a pandas object, and so imports pandas: ~0.3-0.5 s of CPU and ~40 MiB in the
-build's own process at its first `raw_pdf` file, shared from then on with every worker it forks.
-Nothing else in those processes uses pandas (Great Expectations has its own process), so the
-stage files are made here from the rows' values, column by column, into Arrow buffers (numpy
-packs the numbers and bits; it is loaded with pyarrow anyway). Making a table so costs about
-twice `from_pylist`'s CPU (~0.3 s more over the scale corpus's ~500 files, spread over the
-processes), less than the import it saves, and the memory is the larger gain (issue 18).
+the sequence is a pandas object, and so imports pandas in the build's own process at its first
+`raw_pdf` file, shared from then on with every worker it forks. Nothing else in those processes
+needs pandas, so the stage files are made here from the rows' values, column by column, into Arrow
+buffers (numpy packs the numbers and bits; it is loaded with pyarrow anyway). Making a table so
+costs more CPU than `from_pylist`, less than the import it saves, and spares the memory pandas holds.
 
 The values this knows are those the stages store: `str`, `int`, `bool`, None, lists or tuples,
 dicts (structs, and maps of text to text). A column holding anything else (a float, a subclass,

@@ -1,10 +1,10 @@
 """A PDF's page records read back from its `pages` stage file, column by column.
 
-`chunks`, `table_summaries` and `validated_chunks` each read every page of every PDF back
-(~5,000 pages and ~60,000 blocks on the scale corpus, issue 18). Going through rows
-(`to_pylist`: a dict per page and per block, then a record made of each dict) cost ~1.3 s of
-CPU in `chunks` alone; here each column becomes one Python list (`to_pylist` on the column, a
-C loop) and the records are zipped from those lists. A block's table (rare) is read from its
+`chunks`, `table_summaries` and `validated_chunks` each read every page of every PDF back, and
+a large corpus holds thousands of pages and tens of thousands of blocks. Going through rows
+(`to_pylist`: a dict per page and per block, then a record made of each dict) spends most of that
+CPU on dicts; here each column becomes one Python list (`to_pylist` on the column, a C loop) and
+the records are zipped from those lists. A block's table (rare) is read from its
 non-null entries only.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 import pyarrow as pa
 
 from pocket_assets.core.records import Block, PageRecord, TableCells
-from pocket_assets.runstate.stages import PAGES
-from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.stages.registry import PAGES
+from pocket_assets.stages.store import PartitionStore
 
 
 def read_pages(store: PartitionStore, partition_key: str) -> tuple[PageRecord, ...]:

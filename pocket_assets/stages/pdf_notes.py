@@ -12,8 +12,8 @@ from typing import Any, Mapping, Sequence
 
 import pyarrow as pa
 
-from pocket_assets.runstate.stages import PAGES, Stage
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+from pocket_assets.stages.registry import PAGES, Stage
+from pocket_assets.stages.store import STATUS_OK, PartitionStore
 
 # How each PDF went into the last export: `android_export` writes one manifest per PDF (no Parquet)
 # beside the stages' own, so the build summary reads it like any stage's.

@@ -97,10 +97,6 @@ VALIDATED_CHUNKS = Stage("validated_chunks", CHUNK_SCHEMA, upstream=(TABLE_SUMMA
 STAGES: tuple[Stage, ...] = (RAW_PDF, PAGES, PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS)
 # The stages holding a PDF's chunks; validated together, exported together.
 CHUNK_STAGES: tuple[Stage, ...] = (PARENTS, CHILDREN, TABLE_SUMMARIES)
-# The stage whose good output is what the export ships.
-EXPORTED: Stage = VALIDATED_CHUNKS
-# The stage that records the PDF itself: its sha256 is the source every other stage was built from.
-SOURCE: Stage = RAW_PDF
 
 _BY_NAME = {stage.name: stage for stage in STAGES}
 

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pocket_assets.core.raw_folder import sha256_file
-from pocket_assets.runstate.stages import SOURCE
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+from pocket_assets.stages.registry import RAW_PDF
+from pocket_assets.stages.store import STATUS_OK, PartitionStore
 
 # The `raw_pdf` manifest's `extra` entries: the file as it was hashed. The inode and the change time catch what
 # size and modification time miss: a file replaced by another (`mv`), or rewritten with its old time put back
@@ -46,7 +46,7 @@ def current_sha256(store: PartitionStore, raw_dir: Path, keys: Sequence[str]) ->
             stamp = file_stamp(path)
         except OSError:
             continue
-        recorded = store.manifest(SOURCE, key) if store.accepts(key) else None
+        recorded = store.manifest(RAW_PDF, key) if store.accepts(key) else None
         if recorded is not None and recorded.status == STATUS_OK and recorded.source_sha256 and _same(recorded.extra, stamp):
             shas[key] = recorded.source_sha256
         else:

@@ -3,7 +3,7 @@
 Dagster's own staleness for partitioned assets is unreliable (dagster issues
 22704, 18921, 33708), so the project decides from its manifests: the status of
 each stage's last attempt, the source sha256 its output was built from and the
-version (`runstate.stages`) it was built with. `first_problem` is that walk;
+version (`stages.registry`) it was built with. `first_problem` is that walk;
 staleness, export selection and the build summary all word their verdicts from it.
 """
 
@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from pocket_assets.runstate.stages import STAGES, Setting, Stage, setting_changes
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+from pocket_assets.stages.registry import STAGES, Setting, Stage, setting_changes
+from pocket_assets.stages.store import STATUS_OK, PartitionStore
 
 SETTINGS = "settings"  # the manifest's `extra` entry: the values of the settings its output was built with
 
@@ -89,7 +89,7 @@ def partition_staleness(
     versions: Mapping[Stage, str | None],
     settings: Mapping[str, Setting] | None = None,
 ) -> Staleness:
-    """`versions` maps each stage, in lineage order, to its current version (`runstate.stages.stage_versions`)."""
+    """`versions` maps each stage, in lineage order, to its current version (`stages.registry.stage_versions`)."""
     problem = first_problem(store, partition_key, source_sha256, versions, tuple(versions), settings)
     return Staleness(partition_key, (problem.sentence,) if problem else ())
 

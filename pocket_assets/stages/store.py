@@ -27,16 +27,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pocket_assets.core.atomic import atomic_path, temp_owner, this_host, write_bytes_atomic
-from pocket_assets.runstate.arrow_rows import table_of_rows
-from pocket_assets.runstate.output_folder import within
-from pocket_assets.runstate.stages import SOURCE, Stage
+from pocket_assets.stages.arrow_rows import table_of_rows
+from pocket_assets.stages.output_folder import within
+from pocket_assets.stages.registry import RAW_PDF, Stage
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
 STATUS_SKIPPED = "skipped"
 STATUS_DAMAGED = "damaged"  # a manifest that cannot be read: nothing it says can be trusted
 DATA_BYTES = "data_bytes"  # the manifest's `extra` entry: the size of the file it declares good
-# What a PDF's files under a stage folder end with: its data, its manifest, its export piece (`export_pieces`).
+# What a PDF's files under a stage folder end with: its data, its manifest, its export piece (`export.kept_pieces`).
 STAGE_FILE_SUFFIXES = (".parquet", ".manifest.json", ".piece")
 # A temp file of a process that is gone, or older than this, is a killed build's: removed by the next run.
 TEMP_MAX_AGE_SECONDS = 24 * 3600
@@ -179,10 +179,10 @@ class PartitionStore:
         return _table(self.data_path(stage, partition_key), columns)
 
     def source_sha256(self, partition_key: str) -> str:
-        """The sha256 of the PDF every stage of this partition is built from (what `SOURCE` recorded)."""
-        sha256 = self._require_good(SOURCE, partition_key).source_sha256
+        """The sha256 of the PDF every stage of this partition is built from (what `RAW_PDF` recorded)."""
+        sha256 = self._require_good(RAW_PDF, partition_key).source_sha256
         if sha256 is None:
-            raise UpstreamNotReady(f"{SOURCE} recorded no sha256 for {partition_key}")
+            raise UpstreamNotReady(f"{RAW_PDF} recorded no sha256 for {partition_key}")
         return sha256
 
     def _require_good(self, stage: Stage, partition_key: str) -> PartitionManifest:
