@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pocket_assets.core.atomic import write_bytes_atomic
-from pocket_assets.runstate.stages import EXPORTED
-from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.stages.registry import VALIDATED_CHUNKS
+from pocket_assets.stages.store import PartitionStore
 
 STATE_FILE = "export_state.json"
 
@@ -24,7 +24,7 @@ def export_fingerprint(store: PartitionStore, keys: Sequence[str], strict: bool)
     """A digest of the PDFs and of how each one's last `validated_chunks` attempt ended."""
     digest = hashlib.sha256(f"strict={strict}\n".encode())
     for key in sorted(keys):
-        manifest = store.manifest(EXPORTED, key)
+        manifest = store.manifest(VALIDATED_CHUNKS, key)
         state = (manifest.status, manifest.run_id, manifest.rows) if manifest is not None else None
         digest.update(json.dumps([key, state]).encode("utf-8") + b"\n")
     return digest.hexdigest()[:32]

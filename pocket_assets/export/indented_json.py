@@ -1,11 +1,11 @@
 """`json.dumps(value, indent=2, ensure_ascii=False)`, byte for byte, at a fraction of its cost.
 
 With `indent`, Python's `json` encodes with its pure-Python encoder (the C one only runs
-without indent): ~2/3 of the CPU of writing the corpus JSON and the redirect file, ~1.4 s of
-the scale corpus's export (issue 18). The files' layout is a promise (exports diff cleanly
-between builds), so they are written here the same way, leaf by leaf with the C string
-encoder: plain dicts with string keys, lists and tuples are laid out here; anything else (a
-dict with other keys, a subclass, a value JSON cannot hold) goes to `json.dumps` itself.
+without indent): most of the CPU of writing the corpus JSON and the redirect file. The files'
+layout is a promise (exports diff cleanly between builds), so they are written here the same
+way, leaf by leaf with the C string encoder: plain dicts with string keys, lists and tuples are
+laid out here; anything else (a dict with other keys, a subclass, a value JSON cannot hold) goes
+to `json.dumps` itself.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """The previous corpus JSON as the redirects read it: every chunk's id, text hash and group, texts on demand.
 
 The redirects need the id, hash and (source, chunk_type) of every chunk the last export held, and the
-whole record only of those whose id no longer names the same text (a changed or re-chunked PDF). A
-corpus JSON of 20k pages is ~150 MB: `json.load` of it costs ~2 s of CPU and several hundred MiB, for
-records the export mostly never looks at again (issue 31). So each export keeps, beside its corpus JSON, an
-index of those four fields and of each record's place in the file (`write_export_index`), read back in a few
-ms; a record is parsed whole only when asked for. Without an index that describes the file there now (the
+whole record only of those whose id no longer names the same text (a changed or re-chunked PDF). The
+corpus JSON of a large corpus is hundreds of MB: `json.load` of it costs seconds of CPU and several hundred
+MiB, for records the export mostly never looks at again. So each export keeps, beside its corpus JSON, an
+index of those four fields and of each record's place in the file (`write_export_index`), read back at once;
+a record is parsed whole only when asked for. Without an index that describes the file there now (the
 first export of a folder, an older version's, a crash between the index and the corpus JSON), the file is
 scanned in blocks for the same.
 
@@ -26,7 +26,7 @@ from typing import Any, BinaryIO, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pocket_assets.core.export.redirects import PreviousChunks
+from pocket_assets.export.redirects import PreviousChunks
 
 _HEAD = b'{\n  "metadata": '
 _CHUNKS = b',\n  "chunks": ['

@@ -1,6 +1,6 @@
 """Which PDFs an export ships, and in what state.
 
-One PDF never blocks the others (issue 14). Every PDF is one of:
+One PDF never blocks the others. Every PDF is one of:
 
 - included: its latest chunks passed the gates;
 - stale: its latest attempt failed (a gate, or a stage before the gates), and
@@ -16,15 +16,11 @@ setting (strict export), not this module's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
-import pyarrow as pa
-
-from pocket_assets.core.records import chunk_from_dict, to_dict
-from pocket_assets.core.schemas import CHUNK_SCHEMA
-from pocket_assets.runstate.stages import EXPORTED
-from pocket_assets.runstate.staleness import first_problem
-from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionStore
+from pocket_assets.stages.registry import VALIDATED_CHUNKS
+from pocket_assets.stages.staleness import first_problem
+from pocket_assets.stages.store import STATUS_FAILED, STATUS_OK, PartitionStore
 
 
 @dataclass(frozen=True)
@@ -48,8 +44,8 @@ def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> E
     """Why a PDF has no fresh chunks is its failed gate, else the first stage, in lineage order, without a good output."""
     included, stale, excluded = [], [], []
     for key in sorted(partition_keys):
-        manifest = store.manifest(EXPORTED, key)
-        damage = store.problem(EXPORTED, key, manifest) if manifest is not None and manifest.status == STATUS_OK else None
+        manifest = store.manifest(VALIDATED_CHUNKS, key)
+        damage = store.problem(VALIDATED_CHUNKS, key, manifest) if manifest is not None and manifest.status == STATUS_OK else None
         if manifest is not None and manifest.status == STATUS_OK and damage is None:
             included.append(key)
             continue
@@ -60,47 +56,9 @@ def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> E
             why = manifest.reason or "failed its gates"
         else:
             problem = first_problem(store, key)
-            why = problem.sentence if problem else f"{EXPORTED} not built"
-        if store.data_path(EXPORTED, key).is_file():
+            why = problem.sentence if problem else f"{VALIDATED_CHUNKS} not built"
+        if store.data_path(VALIDATED_CHUNKS, key).is_file():
             stale.append((key, f"stale, its last good chunks ship: {why}"))
         else:
             excluded.append((key, f"left out, it has no good chunks: {why}"))
     return ExportSelection(tuple(included), tuple(stale), tuple(excluded))
-
-
-class ValidatedChunks(Sequence[dict[str, Any]]):
-    """A PDF's last good validated chunks as the export reads them: rows, each `to_dict` of its
-    record (`core.export.redirects.ChunkRow`), made a batch at a time as they are read.
-
-    The file stays in Arrow columns (each text once, compact) and only the batch being read is
-    Python rows: the export reads a PDF's chunks in about their file order, so each batch is made
-    once, and a PDF of thousands of chunks costs its file's size, not its rows' (issue 18). A file
-    in today's schema is its rows already, read a column at a time (no record is made); a file of
-    an older schema goes through its records, for their defaults.
-    """
-
-    BATCH_ROWS = 512
-
-    def __init__(self, table: pa.Table) -> None:
-        self._table = table
-        self._current_schema = table.schema.equals(CHUNK_SCHEMA)
-        self._batch_start = -1
-        self._batch: list[dict[str, Any]] = []
-
-    def __len__(self) -> int:
-        return self._table.num_rows
-
-    def __getitem__(self, row: int) -> dict[str, Any]:  # type: ignore[override]  # rows only, no slices
-        if not 0 <= row < len(self):
-            raise IndexError(row)
-        start = row - row % self.BATCH_ROWS
-        if start != self._batch_start:
-            self._batch = self._rows(self._table.slice(start, self.BATCH_ROWS))
-            self._batch_start = start
-        return self._batch[row - start]
-
-    def _rows(self, batch: pa.Table) -> list[dict[str, Any]]:
-        if not self._current_schema:
-            return [to_dict(chunk_from_dict(values)) for values in batch.to_pylist()]
-        names = batch.column_names
-        return [dict(zip(names, values)) for values in zip(*(column.to_pylist() for column in batch.columns))]
