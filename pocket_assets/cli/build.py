@@ -1,43 +1,39 @@
-"""The command line's bodies: build what needs building, in runs the UI shows, and tell what happened.
+"""`pocket-assets build`: build what needs building, in runs the UI shows, and tell what happened.
 
-`pocket-assets build` adds the folder's PDFs as partitions (never removing any: on a shared
-instance other folders' PDFs are other people's), picks the PDFs that are missing, changed,
-failed or built by another version (all of them with `--all`), and builds them as runs of
-`build_corpus` over ranges of PDFs, one after the other in this process, each range's PDFs
-on the run's own process pool; then the export, once, if it is behind. The summary says
-per PDF what happened in this build, in one sentence, and which step failed as a whole.
+It adds the folder's PDFs as partitions (never removing any: on a shared instance other folders'
+PDFs are other people's), picks the PDFs that are missing, changed, failed or built by another
+version (all of them with `--all`), and builds them as runs of `build_corpus` over ranges of PDFs,
+one after the other in this process, each range's PDFs on the run's own process pool; then the
+export, once, if it is behind. The summary says per PDF what happened in this build, in one
+sentence, and which step failed as a whole.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
-from dagster import AssetKey, DagsterInstance, ExecuteInProcessResult, RunsFilter
+from dagster import AssetKey, DagsterInstance, ExecuteInProcessResult
 
+from pocket_assets.cli.console_logger import cli_console
+from pocket_assets.cli.instance_lock import open_instance
+from pocket_assets.cli.paths import cli_paths
 from pocket_assets.core.raw_folder import RawFolderScan, printable_name
-from pocket_assets.defs.build import build_definitions
-from pocket_assets.defs.cli_logger import cli_console
-from pocket_assets.defs.instance_lock import open_instance
+from pocket_assets.defs.assembly import build_definitions
 from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS
-from pocket_assets.defs.partition_sync import forget_pdfs, register_pdfs, vanished_pdfs
+from pocket_assets.defs.partition_sync import register_pdfs
 from pocket_assets.defs.partitions import pdf_partitions, range_size
 from pocket_assets.defs.ranges import pdf_ranges, run_tags
-from pocket_assets.defs.resources import CorpusPaths, default_paths, environment_versions
-from pocket_assets.defs.staleness import current_sources, pdf_staleness
-from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence
-from pocket_assets.runstate.export_state import export_fingerprint, exported_fingerprint
-from pocket_assets.runstate.output_folder import OutputFolderRefused
-from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
-from pocket_assets.runstate.stages import SOURCE, STAGES, Stage
-from pocket_assets.runstate.staleness import describe
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+from pocket_assets.defs.resources import CorpusPaths, SettingResources
+from pocket_assets.export.fingerprint import export_fingerprint, exported_fingerprint
+from pocket_assets.stages.duplicates import duplicate_pdfs, duplicate_sentence
+from pocket_assets.stages.output_folder import OutputFolderRefused
+from pocket_assets.stages.pdf_notes import EXPORT, pdf_warnings
+from pocket_assets.stages.registry import RAW_PDF, STAGES, Stage
+from pocket_assets.stages.store import STATUS_OK, PartitionStore
 
 CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
-SECONDS_PER_DAY = 86_400
 
 
 class CommandRefused(ValueError):
@@ -61,21 +57,6 @@ class PdfSummary:
     warnings: tuple[str, ...] = ()
 
 
-def cli_paths(raw_dir: str | None, output_dir: str | None) -> CorpusPaths:
-    """The environment's paths and settings, as the code location `dagster dev` loads reads them, with the
-    folders the command line names; an output folder a build must not write into is refused here."""
-    defaults = default_paths()
-    paths = CorpusPaths(
-        raw_dir=raw_dir or defaults.raw_dir,
-        output_dir=output_dir or defaults.output_dir,
-        corpora=defaults.corpora,
-        export_strict=defaults.export_strict,
-        keep_duplicates=defaults.keep_duplicates,
-    )
-    paths.output_path  # noqa: B018 - refuses `/`, a home folder or the raw folder before anything runs
-    return paths
-
-
 def run_build(pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: str | None, output_dir: str | None) -> int:
     try:
         paths = cli_paths(raw_dir, output_dir)
@@ -89,14 +70,15 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: 
 def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str], every: bool) -> int:
     scan = paths.scan()
     register_pdfs(instance, scan.keys)
-    sources = current_sources(paths, scan.keys)
+    sources = paths.sources(scan.keys)
     duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
     if pdfs:
         wanted, up_to_date = [_partition_key(paths.raw_path, pdf, scan, duplicates) for pdf in pdfs], []
     elif every:
         wanted, up_to_date = [key for key in scan.keys if key not in duplicates], []
     else:
-        verdicts = [verdict for verdict in pdf_staleness(paths, sources) if verdict.partition_key not in duplicates]
+        staleness = SettingResources.from_environment().staleness(paths.store(), sources)
+        verdicts = [verdict for verdict in staleness if verdict.partition_key not in duplicates]
         wanted = [verdict.partition_key for verdict in verdicts if verdict.stale]
         up_to_date = [verdict.partition_key for verdict in verdicts if not verdict.stale]
     stages = tuple(stage for stage in STAGES if not select or stage.name in select)
@@ -191,10 +173,10 @@ def print_summary(
 ) -> None:
     print("\nsummary")
     for summary in summaries:
-        counts = ", ".join(f"{stage} {count}" for stage, count in summary.rows.items() if stage is not SOURCE)
+        counts = ", ".join(f"{stage} {count}" for stage, count in summary.rows.items() if stage is not RAW_PDF)
         state = f"FAILED ({summary.failure})" if summary.failure else "ok"
         print(f"  {summary.partition_key}: {'; '.join(part for part in (state, counts) if part)}")
-    totals = {stage: sum(s.rows.get(stage, 0) for s in summaries) for stage in STAGES if stage is not SOURCE}
+    totals = {stage: sum(s.rows.get(stage, 0) for s in summaries) for stage in STAGES if stage is not RAW_PDF}
     failed = [s for s in summaries if s.failure]
     not_built = f", {len(refused)} not built (file name)" if refused else ""
     print(f"  {len(summaries)} PDFs, {len(failed)} failed{not_built}; " + ", ".join(f"{a} {n}" for a, n in totals.items()))
@@ -236,72 +218,3 @@ def _partition_key(raw_dir: Path, pdf: str, scan: RawFolderScan, duplicates: Map
         if name == printable_name(key):
             raise CommandRefused(f"--pdf {pdf}: {why}")
     raise CommandRefused(f"--pdf {pdf}: no such PDF in {raw_dir} (give a path or a key such as fr/x.pdf)")
-
-
-def list_stale(raw_dir: str | None, output_dir: str | None) -> int:
-    """Print the PDFs a build would build, with their reasons; exit 0 either way (a listing, not a check)."""
-    try:
-        paths = cli_paths(raw_dir, output_dir)
-    except OutputFolderRefused as error:
-        print(error)
-        return 2
-    versions = environment_versions()
-    verdicts = pdf_staleness(paths)
-    stale = [verdict for verdict in verdicts if verdict.stale]
-    print(f"{len(stale)} of {len(verdicts)} PDF(s) in {paths.raw_path} to build; current versions:")
-    print("\n".join(f"  {stage}: {version}" for stage, version in versions.items() if version))
-    if stale:
-        print(describe(stale))
-    return 0
-
-
-def register_folder(raw_dir: str | None, output_dir: str | None) -> list[str]:
-    """The folder's PDFs added as partitions, as a build adds them, without building: what `pocket-assets ui`
-    does before the UI starts (it removes none)."""
-    paths = cli_paths(raw_dir, output_dir)
-    with open_instance() as instance:
-        added = register_pdfs(instance, paths.scan().keys)
-        total = len(instance.get_dynamic_partitions(pdf_partitions.name))
-    print(f"{len(added)} PDF(s) of {paths.raw_path} added as partitions, {total} in all (DAGSTER_HOME={instance.root_directory})")
-    return added
-
-
-def forget(pdfs: Sequence[str], missing: bool, raw_dir: str | None, output_dir: str | None) -> int:
-    """Delete the named partitions (or, with `missing`, those whose file is not in the raw folder) and their
-    stage files, each named; a key that is no partition is said so and left."""
-    try:
-        paths = cli_paths(raw_dir, output_dir)
-    except OutputFolderRefused as error:
-        print(error)
-        return 2
-    with open_instance() as instance:
-        registered = set(instance.get_dynamic_partitions(pdf_partitions.name))
-        unknown = [key for key in pdfs if key not in registered]
-        for key in unknown:
-            print(f"{key}: not a partition of this instance; nothing deleted")
-        keys = [key for key in pdfs if key in registered] + (vanished_pdfs(instance, paths.scan().keys) if missing else [])
-        forget_pdfs(instance, paths.store(), sorted(set(keys)))
-    print(f"{len(set(keys))} partition(s) deleted")
-    return 1 if unknown else 0
-
-
-def prune(older_than_days: float, raw_dir: str | None, output_dir: str | None) -> int:
-    """Delete the runs (with their events) older than `older_than_days` that hold no PDF's current state: a run
-    whose materializations are still the latest of some stage file (its manifest names the run) is kept."""
-    paths = cli_paths(raw_dir, output_dir)
-    store = paths.store()
-    cutoff = time.time() - older_than_days * SECONDS_PER_DAY
-    with open_instance() as instance:
-        keys = instance.get_dynamic_partitions(pdf_partitions.name)
-        current = {
-            manifest.run_id
-            for key in filter(store.accepts, keys)
-            for stage in (*STAGES, EXPORT)
-            if (manifest := store.manifest(stage, key)) is not None and manifest.run_id
-        }
-        old = [record for record in instance.get_run_records(RunsFilter(created_before=datetime.fromtimestamp(cutoff, tz=timezone.utc)))]
-        deleted = [record.dagster_run.run_id for record in old if record.dagster_run.run_id not in current]
-        for run_id in deleted:
-            instance.delete_run(run_id)
-    print(f"{len(deleted)} run(s) older than {older_than_days:g} day(s) deleted; {len(old) - len(deleted)} kept (they hold a PDF's current state)")
-    return 0

@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn, Sequence
+from typing import Sequence
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 # What `--select` may name: the per-PDF stages and the export.
@@ -54,35 +54,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "forget" and not args.pdfs and not args.missing:
         parser.error("forget what? name partition keys (fr/x.pdf) or give --missing")
     ensure_dagster_home()
-    from pocket_assets.defs import cli_build  # Dagster is imported only for a command that needs it
+    from pocket_assets.cli import build, forget, prune, stale, ui  # Dagster is imported once the arguments are good
 
     if args.command == "ui":
-        start_ui(args.raw_dir, args.output_dir, dagster_args)
+        ui.start_ui(args.raw_dir, args.output_dir, dagster_args)
     if args.command == "stale":
-        return cli_build.list_stale(args.raw_dir, args.output_dir)
+        return stale.list_stale(args.raw_dir, args.output_dir)
     if args.command == "forget":
-        return cli_build.forget(args.pdfs, args.missing, args.raw_dir, args.output_dir)
+        return forget.forget(args.pdfs, args.missing, args.raw_dir, args.output_dir)
     if args.command == "prune":
-        return cli_build.prune(args.older_than, args.raw_dir, args.output_dir)
-    return cli_build.run_build(args.pdf, args.select, args.all, args.raw_dir, args.output_dir)
-
-
-def start_ui(raw_dir: str | None, output_dir: str | None, dagster_args: Sequence[str]) -> NoReturn:
-    """`dagster dev` on this instance, with the folder's PDFs added as partitions first: the UI then offers
-    them at once, before any build or sensor tick. The folders reach the code location `dagster dev` loads
-    through the environment variables its resources read."""
-    from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, RAW_DIR_ENV
-    from pocket_assets.defs.cli_build import register_folder
-
-    register_folder(raw_dir, output_dir)
-    environment = dict(os.environ)
-    for name, folder in ((RAW_DIR_ENV, raw_dir), (OUTPUT_DIR_ENV, output_dir)):
-        if folder:
-            environment[name] = str(Path(folder).resolve())
-    dagster = Path(sys.executable).with_name("dagster")  # the venv's, even when it is not activated
-    workspace = Path(__file__).resolve().parents[1] / "workspace.yaml"
-    target = ["-w", str(workspace)] if workspace.is_file() else ["-m", "pocket_assets.definitions"]
-    os.execve(dagster, [str(dagster), "dev", *target, *dagster_args], environment)
+        return prune.prune(args.older_than, args.raw_dir, args.output_dir)
+    return build.run_build(args.pdf, args.select, args.all, args.raw_dir, args.output_dir)
 
 
 def ensure_dagster_home() -> Path:
@@ -99,7 +81,3 @@ def ensure_dagster_home() -> Path:
 def run() -> None:
     """The console script."""
     sys.exit(main())
-
-
-if __name__ == "__main__":
-    run()
