@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance
 
-from pocket_assets.cli import main
-from pocket_assets.defs.cli_build import cli_paths
+from pocket_assets.cli.main import main
+from pocket_assets.cli.paths import cli_paths
 from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.ranges import KEY_SHOWN_MAX, PDFS_TAG, run_tags

@@ -13,11 +13,11 @@ from typing import Iterator
 
 import pytest
 
-from pocket_assets.cli import main
+from pocket_assets.cli.main import main
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER
-from pocket_assets.core.export.corpus_files import parse_sdk_file
-from pocket_assets.runstate.stages import PAGES, VALIDATED_CHUNKS
-from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.export.sdk_lines import parse_sdk_file
+from pocket_assets.stages.registry import PAGES, VALIDATED_CHUNKS
+from pocket_assets.stages.store import PartitionStore
 from pocket_assets_tests.pdf_factory import LONG_NAME, odd_corpus
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from pocket_assets.cli import main
-from pocket_assets.core.export.corpus_files import parse_sdk_file
-from pocket_assets.runstate.stages import RAW_PDF
-from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.cli.main import main
+from pocket_assets.export.sdk_lines import parse_sdk_file
+from pocket_assets.stages.registry import RAW_PDF
+from pocket_assets.stages.store import PartitionStore
 from pocket_assets_tests.pdf_factory import small_corpus
 
 

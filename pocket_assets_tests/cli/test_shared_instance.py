@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from dagster import AssetKey, DagsterInstance
 
-from pocket_assets.cli import main
+from pocket_assets.cli.main import main
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, text_pdf
 

@@ -12,28 +12,25 @@ import pyarrow as pa
 import pytest
 
 from pocket_assets.core.chunking.embed_text import sdk_line
-from pocket_assets.core.export.corpus_files import (
+from pocket_assets.core.records import SDK_CHUNK_TYPES, ChunkRecord, to_dict
+from pocket_assets.core.schemas import CHUNK_SCHEMA
+from pocket_assets.export.corpus_records import hepilot_record, piece_validators
+from pocket_assets.export.errors import ExportError
+from pocket_assets.export.order import export_order
+from pocket_assets.export.pieces import PieceFileCache, render_piece
+from pocket_assets.export.validated_files import ValidatedChunks
+from pocket_assets.export.writer import (
     HEPILOT_FILE,
     MODE_B_FILE,
-    SDK_CHUNK_TYPES,
     SDK_FILE,
     CorpusExport,
     CorpusParts,
-    ExportError,
-    PieceFiles,
-    export_order,
     export_paths,
-    hepilot_record,
     key_columns,
-    piece_validators,
-    render_piece,
     write_corpus_exports,
     write_corpus_parts,
 )
-from pocket_assets.core.records import ChunkRecord, to_dict
-from pocket_assets.core.schemas import CHUNK_SCHEMA
-from pocket_assets.runstate.export_selection import ValidatedChunks
-from pocket_assets_tests.core.test_export import GENERATED, SCHEMA_DIR, document_text, make_chunks
+from pocket_assets_tests.export.test_writer import GENERATED, SCHEMA_DIR, document_text, make_chunks
 
 REBUILT = "2026-02-02T00:00:00Z"
 
@@ -197,14 +194,14 @@ def test_a_file_of_an_older_schema_exports_its_records_defaults(tmp_path: Path) 
     assert list(ValidatedChunks(older)) == [to_dict(chunk) for chunk in chunks]
 
 
-def pieces_kept_last_first(chunks_by_part: dict[str, list[ChunkRecord]], folder: Path) -> PieceFiles:
+def pieces_kept_last_first(chunks_by_part: dict[str, list[ChunkRecord]], folder: Path) -> PieceFileCache:
     """Each PDF's piece rendered ahead, the last PDF first (as a build writes them, in any order), and kept
     in files as the build keeps them."""
-    shelf = PieceFiles(path=lambda part: folder / f"{part}.piece", made_from={part: "v1" for part in chunks_by_part})
+    cache = PieceFileCache(path=lambda part: folder / f"{part}.piece", made_from={part: "v1" for part in chunks_by_part})
     validators = piece_validators(SCHEMA_DIR)
     for part in reversed(list(chunks_by_part)):
-        shelf.keep(part, render_piece([to_dict(chunk) for chunk in chunks_by_part[part]], validators))
-    return shelf
+        cache.keep(part, render_piece([to_dict(chunk) for chunk in chunks_by_part[part]], validators))
+    return cache
 
 
 def test_pieces_rendered_ahead_in_any_order_join_into_the_same_files(tmp_path: Path) -> None:
@@ -213,7 +210,7 @@ def test_pieces_rendered_ahead_in_any_order_join_into_the_same_files(tmp_path: P
     chunks_by_part = three_pdfs()
     in_order = write_corpus_parts("fr", CountedParts(chunks_by_part).parts(), tmp_path / "in-order", GENERATED, SCHEMA_DIR)
     counted = CountedParts(chunks_by_part)
-    kept = dataclasses.replace(counted.parts(), shelf=pieces_kept_last_first(chunks_by_part, tmp_path / "pieces"))
+    kept = dataclasses.replace(counted.parts(), piece_cache=pieces_kept_last_first(chunks_by_part, tmp_path / "pieces"))
     ahead = write_corpus_parts("fr", kept, tmp_path / "ahead", GENERATED, SCHEMA_DIR)
     assert file_bytes(ahead) == file_bytes(in_order)
     assert (ahead.counts, ahead.preview_lines) == (in_order.counts, in_order.preview_lines)
@@ -224,7 +221,7 @@ def test_pieces_rendered_ahead_in_any_order_join_into_the_same_files(tmp_path: P
     chunks_by_part["fr/annexe.pdf"][1] = dataclasses.replace(chunks_by_part["fr/annexe.pdf"][1], text="trop court")
     statuts = chunks_by_part["fr/statuts.pdf"]
     statuts[-2] = dataclasses.replace(statuts[-2], context="Règles | Page 3")
-    kept = dataclasses.replace(CountedParts(chunks_by_part).parts(), shelf=pieces_kept_last_first(chunks_by_part, tmp_path / "bad"))
+    kept = dataclasses.replace(CountedParts(chunks_by_part).parts(), piece_cache=pieces_kept_last_first(chunks_by_part, tmp_path / "bad"))
     with pytest.raises(ExportError, match="holds '|'") as refused:
         write_corpus_parts("fr", kept, tmp_path / "refused", GENERATED, SCHEMA_DIR)
     assert refused.value.chunk_id == statuts[-2].id

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pocket_assets.core.export.indented_json import indented_json
 from pocket_assets.core.records import to_dict
-from pocket_assets_tests.core.test_export import document_text, make_chunks
+from pocket_assets.export.indented_json import indented_json
+from pocket_assets_tests.export.test_writer import document_text, make_chunks
 
 
 class Level(enum.IntEnum):

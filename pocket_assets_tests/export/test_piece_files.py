@@ -10,19 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from pocket_assets.core.export.corpus_files import (
-    MODE_B_FILE,
-    REDIRECTS_FILE,
-    piece_validators,
-    read_piece_file,
-    read_piece_report,
-    render_piece,
-    write_piece_file,
-)
-from pocket_assets.core.export.previous_export import NotACorpusFile, index_path, read_previous_export
-from pocket_assets.core.export.redirects import Meaning
 from pocket_assets.core.records import to_dict
-from pocket_assets_tests.core.test_export import SCHEMA_DIR, document_text, export, make_chunks, sample_chunks
+from pocket_assets.export.corpus_records import piece_validators
+from pocket_assets.export.pieces import read_piece_file, read_piece_report, render_piece, write_piece_file
+from pocket_assets.export.previous_export import NotACorpusFile, index_path, read_previous_export
+from pocket_assets.export.redirects import Meaning
+from pocket_assets.export.writer import MODE_B_FILE, REDIRECTS_FILE
+from pocket_assets_tests.export.test_writer import SCHEMA_DIR, document_text, export, make_chunks, sample_chunks
 
 INSERTED = "Un article inséré au début du règlement déplace tout le texte qui suit. " * 5
 

@@ -6,11 +6,11 @@ import json
 import threading
 from pathlib import Path
 
-from pocket_assets.core.export.corpus_files import remove_leftover_temps
-from pocket_assets.core.export.redirects import resolve_redirect
 from pocket_assets.core.records import ChunkRecord
-from pocket_assets.runstate.export_lock import export_lock
-from pocket_assets_tests.core.test_export import document_text, export, make_chunks
+from pocket_assets.export.lock import export_lock
+from pocket_assets.export.redirects import resolve_redirect
+from pocket_assets.export.writer import remove_leftover_temps
+from pocket_assets_tests.export.test_writer import document_text, export, make_chunks
 
 INSERTED = "Article nouveau inséré par la fédération au début du règlement, avant tout le reste. " * 6
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from pocket_assets.core.export.redirects import compute_redirects
 from pocket_assets.core.records import to_dict
-from pocket_assets_tests.core.test_export import children_of, document_text, make_chunks
+from pocket_assets.export.redirects import compute_redirects
+from pocket_assets_tests.export.test_writer import children_of, document_text, make_chunks
 
 
 def test_identical_chunks_map_to_themselves() -> None:

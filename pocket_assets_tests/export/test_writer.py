@@ -16,25 +16,15 @@ from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import clean_part
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace, sdk_line
 from pocket_assets.core.device import DeviceProfile
-from pocket_assets.core.export.corpus_files import (
-    CHUNK_SCHEMA_FILE,
-    HEPILOT_FILE,
-    HEPILOT_SCHEMA_FILE,
-    MODE_B_FILE,
-    NEUTRAL_SPLITTER,
-    REDIRECTS_FILE,
-    SDK_FILE,
-    ExportError,
-    export_order,
-    parse_sdk_file,
-    parse_sdk_line,
-    restore_splitter,
-    write_corpus_exports,
-)
-from pocket_assets.core.export.redirects import resolve_redirect
 from pocket_assets.core.records import PAGE_SEPARATOR, ChunkRecord, ContentFeatures
+from pocket_assets.export.corpus_records import CHUNK_SCHEMA_FILE, HEPILOT_SCHEMA_FILE
+from pocket_assets.export.errors import ExportError
+from pocket_assets.export.order import export_order
+from pocket_assets.export.redirects import resolve_redirect
+from pocket_assets.export.sdk_lines import NEUTRAL_SPLITTER, parse_sdk_file, parse_sdk_line, restore_splitter
+from pocket_assets.export.writer import HEPILOT_FILE, MODE_B_FILE, REDIRECTS_FILE, SDK_FILE, write_corpus_exports
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "pocket_assets" / "expectations"
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "expectations"
 GENERATED = "2026-01-14T10:30:00Z"
 _WORDS = (
     "arbitre joueur pendule partie coup roque pion tour dame roi échiquier règle article "

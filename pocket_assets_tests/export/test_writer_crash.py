@@ -10,14 +10,15 @@ import sys
 import time
 from pathlib import Path
 
-from pocket_assets.core.export.corpus_files import MODE_B_FILE, export_paths, parse_sdk_file
 from pocket_assets.core.records import to_dict
-from pocket_assets_tests.core.test_export import GENERATED, SCHEMA_DIR, document_text, export, make_chunks
+from pocket_assets.export.sdk_lines import parse_sdk_file
+from pocket_assets.export.writer import MODE_B_FILE, export_paths
+from pocket_assets_tests.export.test_writer import GENERATED, SCHEMA_DIR, document_text, export, make_chunks
 
 _WRITER = """
 import json, sys
 from pathlib import Path
-from pocket_assets.core.export.corpus_files import write_corpus_exports
+from pocket_assets.export.writer import write_corpus_exports
 from pocket_assets.core.records import chunk_from_dict
 rows = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
 write_corpus_exports("fr", [chunk_from_dict(row) for row in rows], Path(sys.argv[2]), "2026-03-03T00:00:00Z", Path(sys.argv[3]))

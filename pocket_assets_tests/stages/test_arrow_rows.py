@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pocket_assets.core.schemas import CHUNK_SCHEMA, PAGE_SCHEMA, PDF_IDENTITY_SCHEMA
-from pocket_assets.runstate.arrow_rows import table_of_rows
+from pocket_assets.stages.arrow_rows import table_of_rows
 
 _TEXT = st.text(st.characters(codec="utf-8", categories=None), max_size=30)
 
@@ -93,8 +93,8 @@ def test_writing_stage_files_does_not_import_pandas(tmp_path: Any) -> None:
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from pocket_assets.runstate.stages import VALIDATED_CHUNKS\n"
-        "from pocket_assets.runstate.storage import PartitionManifest, PartitionStore\n"
+        "from pocket_assets.stages.registry import VALIDATED_CHUNKS\n"
+        "from pocket_assets.stages.store import PartitionManifest, PartitionStore\n"
         "store = PartitionStore(Path(sys.argv[1]))\n"
         "rows = [{'id': 'a-p001-child001', 'pages': [1, 2], 'content_features': {'heading_count': 1}}]\n"
         "store.write(VALIDATED_CHUNKS, 'fr/a.pdf', rows, PartitionManifest('validated_chunks', 'fr/a.pdf', 'ok'))\n"

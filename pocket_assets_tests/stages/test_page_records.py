@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from pocket_assets.core.records import Block, PageRecord, TableCells, to_dict
-from pocket_assets.runstate.page_records import read_pages
-from pocket_assets.runstate.stages import PAGES
-from pocket_assets.runstate.storage import PartitionManifest, PartitionStore, UpstreamNotReady
+from pocket_assets.stages.page_records import read_pages
+from pocket_assets.stages.registry import PAGES
+from pocket_assets.stages.store import PartitionManifest, PartitionStore, UpstreamNotReady
 
 TABLE = TableCells(header=("Team", "Points"), rows=(("A", "3"), ("B", "")), caption=None)
 PAGE_RECORDS = (

@@ -2,7 +2,7 @@
 
 import pytest
 
-from pocket_assets.runstate.stages import (
+from pocket_assets.stages.registry import (
     CHILDREN,
     CHUNKING,
     EXTRACTION,

@@ -2,15 +2,15 @@
 
 from pathlib import Path
 
-from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, RAW_PDF, Stage
-from pocket_assets.runstate.staleness import (
+from pocket_assets.stages.registry import CHILDREN, PAGES, PARENTS, RAW_PDF, Stage
+from pocket_assets.stages.staleness import (
     build_fingerprint,
     corpus_staleness,
     describe,
     partition_staleness,
     stale_partitions,
 )
-from pocket_assets.runstate.storage import STATUS_FAILED, STATUS_OK, PartitionManifest, PartitionStore
+from pocket_assets.stages.store import STATUS_FAILED, STATUS_OK, PartitionManifest, PartitionStore
 
 VERSIONS = {RAW_PDF: None, PAGES: None, PARENTS: "chunker-v1+aaaa", CHILDREN: "chunker-v1+aaaa"}
 SHA = "a" * 64

@@ -6,9 +6,9 @@ import pytest
 
 from pocket_assets.core.raw_folder import sha256_file
 from pocket_assets.core.records import PdfIdentity, pdf_identity_from_dict, to_dict
-from pocket_assets.runstate.sources import current_sha256, file_stamp
-from pocket_assets.runstate.stages import RAW_PDF
-from pocket_assets.runstate.storage import PartitionManifest, PartitionStore, UpstreamNotReady, stage_file_stem
+from pocket_assets.stages.registry import RAW_PDF
+from pocket_assets.stages.sources import current_sha256, file_stamp
+from pocket_assets.stages.store import PartitionManifest, PartitionStore, UpstreamNotReady, stage_file_stem
 
 IDENTITY = PdfIdentity("fr/a.pdf", "fr", "a.pdf", "ab" * 32, 10, 2, {"title": "A"})
 
