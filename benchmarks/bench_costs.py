@@ -67,7 +67,7 @@ REPORT_ENV = "BENCH_COSTS_REPORT"  # where a child writes its JSON
 CORPORA = {"corpus": "corpus", "regs": "corpus-regs", "wild": "corpus-wild", "scale": "corpus-scale"}
 IMPORTS = ("pymupdf", "tokenizers", "pyarrow", "pandas", "jsonschema_rs", "dagster", "great_expectations")
 # The command's own imports, as `pocket-assets build` makes them before its first run.
-COMMAND_IMPORTS = ("pocket_assets.cli", "pocket_assets.defs.cli_build")
+COMMAND_IMPORTS = ("pocket_assets.cli.main", "pocket_assets.cli.build")
 IMPORT_RUNS = 3
 
 
@@ -154,29 +154,29 @@ def _job_run(job: Any, *args: Any) -> str:
 
 # What the build command's own process is timed by (the stages run there for one PDF, in workers otherwise).
 COMMAND_TARGETS: list[tuple[str, str | Callable[..., str], bool]] = [
-    ("pocket_assets.defs.instance_lock:open_instance", "dagster: instance open", False),
-    ("pocket_assets.defs.build:build_definitions", "dagster: definitions", False),
+    ("pocket_assets.cli.instance_lock:open_instance", "dagster: instance open", False),
+    ("pocket_assets.defs.assembly:build_definitions", "dagster: definitions", False),
     ("dagster:JobDefinition.execute_in_process", _job_run, False),
     ("pocket_assets.defs.resources:TokenizerResource.setup_for_execution", "resource set-up: tokenizer", False),
     ("pocket_assets.defs.resources:GatesResource.setup_for_execution", "resource set-up: gates", False),
     ("pocket_assets.core.tokenizer:load_tokenizer", "load: tokenizer", False),
-    ("pocket_assets.core.quality.validation:load_gates", "load: gates (GE import + context + suites)", False),
-    ("pocket_assets.defs.cli_build:register_pdfs", "command: register partitions", False),
-    ("pocket_assets.defs.cli_build:current_sources", "command: source stamps", False),
-    ("pocket_assets.defs.cli_build:pdf_staleness", "command: staleness", False),
-    ("pocket_assets.defs.cli_build:summarize_pdf", "command: summary", False),
-    ("pocket_assets.runstate.pdf_build:_raw_pdf", "stage: raw_pdf", False),
-    ("pocket_assets.runstate.pdf_build:_pages", "stage: pages", False),
-    ("pocket_assets.runstate.pdf_build:_chunks", "stage: parents + children", False),
-    ("pocket_assets.runstate.pdf_build:_table_summaries", "stage: table_summaries", False),
-    ("pocket_assets.runstate.pdf_build:judge", "stage: validated_chunks (schema + coverage)", False),
+    ("pocket_assets.core.quality.suites:load_gates", "load: gates (GE import + context + suites)", False),
+    ("pocket_assets.defs.partition_sync:register_pdfs", "command: register partitions", False),
+    ("pocket_assets.defs.resources:CorpusPaths.sources", "command: source stamps", False),
+    ("pocket_assets.defs.resources:SettingResources.staleness", "command: staleness", False),
+    ("pocket_assets.cli.build:summarize_pdf", "command: summary", False),
+    ("pocket_assets.stages.pdf_build.builders:_raw_pdf", "stage: raw_pdf", False),
+    ("pocket_assets.stages.pdf_build.builders:_pages", "stage: pages", False),
+    ("pocket_assets.stages.pdf_build.builders:_chunks", "stage: parents + children", False),
+    ("pocket_assets.stages.pdf_build.builders:_table_summaries", "stage: table_summaries", False),
+    ("pocket_assets.stages.pdf_build.gates:check_before_suite", "stage: validated_chunks (schema + coverage)", False),
     ("pocket_assets.core.quality.expectation_batches:expectations_for_batch", "GE: partition suite validation", False),
-    ("pocket_assets.runstate.export_pieces:write_export_piece", "export piece", False),
+    ("pocket_assets.export.kept_pieces:write_export_piece", "export piece", False),
     ("pocket_assets.core.quality.report:write_report_html", "gate report (HTML)", False),
-    ("pocket_assets.runstate.storage:PartitionStore.write", "stage files: write", False),
-    ("pocket_assets.defs.assets.export:_read_validated_files", "export: read validated files", False),
-    ("pocket_assets.core.quality.validation:corpus_ids_on_columns", "GE: corpus suite validation", False),
-    ("pocket_assets.defs.assets.export:_write_corpus", "export: write corpus files", False),
+    ("pocket_assets.stages.store:PartitionStore.write", "stage files: write", False),
+    ("pocket_assets.export.publish:_read_validated_files", "export: read validated files", False),
+    ("pocket_assets.core.quality.suites:corpus_ids_on_columns", "GE: corpus suite validation", False),
+    ("pocket_assets.export.publish:_write_corpus", "export: write corpus files", False),
 ]
 
 # The library calls inside the stages (the library run).
@@ -204,15 +204,15 @@ LIBRARY_TARGETS: list[tuple[str, str | Callable[..., str], bool]] = [
     ("pocket_assets.core.tokenizer:TokenCounter.count", "tokenizer: encode (one string)", True),
     ("pocket_assets.core.chunking.chunker:chunk_document", "chunker (chunk_document, tokenizer aside)", False),
     ("pocket_assets.core.tables.summaries:summarize_tables", "table summaries", False),
-    ("pocket_assets.core.quality.validation:check_schema", "gate: JSON Schema", False),
-    ("pocket_assets.core.quality.validation:check_coverage", "gate: coverage", False),
+    ("pocket_assets.core.quality.schema_gate:check_schema", "gate: JSON Schema", False),
+    ("pocket_assets.core.quality.coverage:check_coverage", "gate: coverage", False),
     ("pocket_assets.core.quality.expectation_batches:expectations_for_batch", "GE: partition suite validation", False),
     ("pocket_assets.core.quality.report:write_report_html", "gate report (HTML)", False),
-    ("pocket_assets.runstate.export_pieces:write_export_piece", "export piece", False),
-    ("pocket_assets.runstate.storage:PartitionStore.write", "stage files: write", False),
-    ("pocket_assets.runstate.storage:PartitionStore.read_table", "stage files: read", False),
-    ("pocket_assets.runstate.pdf_build:build_pdf", "stages: the rest (records, metadata, manifests)", False),
-    ("pocket_assets.runstate.pdf_build:SuiteBatches._verdict", "stages: the rest (records, metadata, manifests)", False),
+    ("pocket_assets.export.kept_pieces:write_export_piece", "export piece", False),
+    ("pocket_assets.stages.store:PartitionStore.write", "stage files: write", False),
+    ("pocket_assets.stages.store:PartitionStore.read_table", "stage files: read", False),
+    ("pocket_assets.stages.pdf_build.runner:build_pdf", "stages: the rest (records, metadata, manifests)", False),
+    ("pocket_assets.stages.pdf_build.gates:BatchedSuiteGate._verdict", "stages: the rest (records, metadata, manifests)", False),
 ]
 
 
@@ -249,15 +249,15 @@ def child_loads(raw: str, home: str) -> None:
         loads[name] = {"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall, "mib": _rss_mib() - rss}
         return value
 
-    from pocket_assets.core.quality import validation
+    from pocket_assets.core.quality import suites
     from pocket_assets.core.tokenizer import load_tokenizer
 
     timed("tokenizer load (Gemma 3, vendored)", lambda: load_tokenizer("gemma3"))
     timed("import great_expectations", lambda: importlib.import_module("great_expectations"))
-    gates = timed("gates load (GE context + suites + schema)", lambda: validation.load_gates(validation.PACKAGED_EXPECTATIONS))
+    gates = timed("gates load (GE context + suites + schema)", lambda: suites.load_gates(suites.PACKAGED_EXPECTATIONS))
     columns = _small_pdf_columns(Path(raw))
     for name in ("GE validation of one PDF's chunks, first", "GE validation of one PDF's chunks, warm"):
-        timed(name, lambda: validation.expectations_on_columns(gates, columns, 1024, 512))
+        timed(name, lambda: suites.expectations_on_columns(gates, columns, 1024, 512))
     timed("import dagster", lambda: importlib.import_module("dagster"))
     from dagster import DagsterInstance
 
@@ -274,7 +274,7 @@ def _small_pdf_columns(raw: Path) -> dict[str, list[Any]]:
     from pocket_assets.core.extract import extract_pages
     from pocket_assets.core.pdf import inspect_pdf
     from pocket_assets.core.policy import ChunkPolicy
-    from pocket_assets.core.quality.validation import frame_columns
+    from pocket_assets.core.quality.suites import frame_columns
     from pocket_assets.core.tokenizer import load_tokenizer
 
     counter = load_tokenizer("gemma3")
@@ -291,7 +291,7 @@ def child_command(raw: str, out: str, timed_calls: bool) -> None:
     imports = {"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall}
     clock = Clock()
     missing = instrument(clock, COMMAND_TARGETS) if timed_calls else []
-    from pocket_assets.cli import main
+    from pocket_assets.cli.main import main
 
     code = main(["build", "--raw-dir", raw, "--output-dir", out])
     usage, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -311,16 +311,21 @@ def child_command(raw: str, out: str, timed_calls: bool) -> None:
 
 def child_library(raw: str, out: str, warm: str) -> None:
     """Every PDF of `raw` through the stages in this process, as a run's process and its workers build them."""
+    from functools import partial
+
     from pocket_assets.defs.resources import CorpusPaths, SettingResources
-    from pocket_assets.runstate.pdf_build import BuildPlan, SuiteBatches, build_pdf
-    from pocket_assets.runstate.stages import STAGES
+    from pocket_assets.export import kept_pieces
+    from pocket_assets.stages.pdf_build.gates import BatchedSuiteGate
+    from pocket_assets.stages.pdf_build.plan import BuildPlan
+    from pocket_assets.stages.pdf_build.runner import build_pdf
+    from pocket_assets.stages.registry import STAGES
 
     settings = SettingResources.from_environment()
     tokenizer, gates_resource = settings.tokenizer, settings.gates
     policy = settings.chunk_policy.policy(tokenizer, settings.device)
     gates = gates_resource.gates()
 
-    def plan_for(raw_dir: Path, out_dir: Path) -> tuple[BuildPlan, list[str]]:
+    def build_all(raw_dir: Path, out_dir: Path) -> int:
         paths = CorpusPaths(raw_dir=str(raw_dir), output_dir=str(out_dir))
         plan = BuildPlan(
             store=paths.store(),
@@ -337,15 +342,11 @@ def child_library(raw: str, out: str, warm: str) -> None:
             summary_cache=None,
             chunk_schema=gates.chunk_schema,
             reports_dir=paths.output_path / "reports" / "validation",
-            export_schemas=gates_resource.expectations_path,
         )
-        return plan, list(paths.scan().keys)
-
-    def build_all(raw_dir: Path, out_dir: Path) -> int:
-        plan, keys = plan_for(raw_dir, out_dir)
-        suite = SuiteBatches(plan, gates)
+        keep_piece = partial(kept_pieces.write_export_piece, plan.store, schema_dir=gates_resource.expectations_path)
+        suite = BatchedSuiteGate(plan, gates, keep_piece)
         failed = 0
-        for key in keys:
+        for key in paths.scan().keys:
             outcome = build_pdf(plan, key)
             failed += outcome.failure is not None
             suite.add(outcome)
@@ -457,7 +458,7 @@ def _package_of(python: str) -> str:
 def import_costs(python: str) -> dict[str, dict[str, float]]:
     """Each library alone, then the command's imports, in fresh processes: the median of IMPORT_RUNS each."""
     costs = {}
-    for module in (*IMPORTS, "pocket_assets.core.pdf", "pocket_assets.defs.cli_build"):
+    for module in (*IMPORTS, "pocket_assets.core.pdf", "pocket_assets.cli.build"):
         runs = [run_child(python, ["import", module]) for _ in range(IMPORT_RUNS)]
         costs[module] = {key: statistics.median(run[key] for run in runs) for key in ("cpu", "wall", "mib")}
     return costs
@@ -484,27 +485,38 @@ def importtime_by_package(python: str, work: Path, raw: Path) -> dict[str, float
     return dict(sorted(packages.items(), key=lambda item: -item[1]))
 
 
-def measure_checkout(python: str, work: Path, corpora: list[str], fixed_runs: int) -> dict[str, Any]:
-    small = prepare(work, "small")
-    results: dict[str, Any] = {"python": python, "package": _package_of(python)}
-    print(f"checkout of {python}", file=sys.stderr)
-    print("  imports ...", file=sys.stderr, flush=True)
-    results["imports"] = import_costs(python)
-    results["command_imports_by_package"] = importtime_by_package(python, work, small)
-    print("  loads ...", file=sys.stderr, flush=True)
-    results["loads"] = run_child(python, ["loads", str(small), str(work / "loads-home")])
-    results["small"] = [command_build(python, work, small, f"small{run}", timed_calls=True) for run in range(fixed_runs)]
-    results["corpora"] = {}
+def measure_checkouts(pythons: dict[str, str], work: Path, corpora: list[str], fixed_runs: int) -> dict[str, dict[str, Any]]:
+    """Every measure for each checkout (`pythons`: label -> its interpreter), one measure after the other for
+    all checkouts in turn, so that the machine's drift hits them alike."""
+    results: dict[str, dict[str, Any]] = {}
+    for label, python in pythons.items():
+        results[label] = {"python": python, "package": _package_of(python), "corpora": {}}
+        print(f"{label}: {results[label]['package']}", file=sys.stderr)
+    folders = {label: work / label.replace(" ", "-") for label in pythons}
+
+    def each(step: str, measure_one: Callable[[str, str, Path], Any]) -> None:
+        for label, python in pythons.items():
+            print(f"  {step}, {label} ...", file=sys.stderr, flush=True)
+            results[label][step] = measure_one(label, python, folders[label])
+
+    each("imports", lambda label, python, folder: import_costs(python))
+    each("command_imports_by_package", lambda label, python, folder: importtime_by_package(python, folder, prepare(folder, "small")))
+    each("loads", lambda label, python, folder: run_child(python, ["loads", str(prepare(folder, "small")), str(folder / "loads-home")]))
+    for label in pythons:
+        results[label]["small"] = []
+    for run in range(fixed_runs):
+        for label, python in pythons.items():
+            results[label]["small"].append(command_build(python, folders[label], prepare(folders[label], "small"), f"small{run}", True))
     for which in corpora:
-        raw = prepare(work, which)
-        build = command_build(python, work, raw, which, timed_calls=True)
-        print(f"  library run {which} ...", file=sys.stderr, flush=True)
-        library = run_child(python, ["library", str(raw), str(work / f"lib-{which}"), str(small)])
-        shutil.rmtree(work / f"lib-{which}", ignore_errors=True)
-        results["corpora"][which] = {"build": build, "library": library}
+        for label, python in pythons.items():
+            results[label]["corpora"][which] = {"build": command_build(python, folders[label], prepare(folders[label], which), which, True)}
+        for label, python in pythons.items():
+            folder = folders[label]
+            print(f"  library run {which}, {label} ...", file=sys.stderr, flush=True)
+            args = ["library", str(prepare(folder, which)), str(folder / f"lib-{which}"), str(prepare(folder, "small"))]
+            results[label]["corpora"][which]["library"] = run_child(python, args)
+            shutil.rmtree(folder / f"lib-{which}", ignore_errors=True)
     return results
-
-
 
 
 # --- the table -------------------------------------------------------------------------------------------
@@ -620,9 +632,7 @@ def run_costs(corpora: list[str], before: Path | None, fixed_runs: int, output: 
     pythons["this checkout"] = sys.executable
     pages = {which: pages_of(prepare(work, which)) for which in corpora}
     floors = {which: floor_seconds(prepare(work, which)) for which in corpora}
-    checkouts = {
-        label: measure_checkout(python, work / label.replace(" ", "-"), corpora, fixed_runs) for label, python in pythons.items()
-    }
+    checkouts = measure_checkouts(pythons, work, corpora, fixed_runs)
     print(f"{os.cpu_count()} cores, shared; load average now {os.getloadavg()[0]:.1f}")
     for label, results in checkouts.items():
         print(f"- {label}: {results['package']}")
