@@ -1,7 +1,7 @@
 """The cost table: what each load, stage and library call of a build costs, per page and per build, per corpus.
 
 One command, one machine, one run (`bench_build.py --costs` runs it; `--before CHECKOUT` measures another
-checkout too, interleaved corpus by corpus so the machine's drift hits both alike):
+checkout too, one measure after the other for both, so that the machine's drift hits them alike):
 
 - imports: each heavy library alone in a fresh process (CPU s, wall s, MiB of resident memory it adds);
   and the one-PDF build's own imports by package (`-X importtime` self times, summed per top-level package);
@@ -450,7 +450,7 @@ def command_build(python: str, work: Path, raw: Path, name: str, timed_calls: bo
 def _package_of(python: str) -> str:
     """Where `python` imports pocket_assets from, and that checkout's commit when it is a git checkout."""
     code = "import pocket_assets, pathlib; print(pathlib.Path(pocket_assets.__file__).parents[1])"
-    folder = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    folder = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True, cwd="/").stdout.strip()
     commit = subprocess.run(["git", "-C", folder, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     return f"{folder} ({commit or 'not a git checkout'})"
 

@@ -1,4 +1,4 @@
-"""PyMuPDF without the layout model it would load for nothing: `from pocket_assets.core.mupdf import pymupdf`.
+"""PyMuPDF as the library reads PDFs with it: `from pocket_assets.core.mupdf import pymupdf`.
 
 PyMuPDF 2.0 imports its bundled layout analyser (`pymupdf.layout`, which builds its ONNX
 models on import) and `pymupdf4llm` whenever they can be imported. The library never uses
@@ -7,6 +7,12 @@ pages are rendered by our own reader. Yet loading them is most of what `import p
 costs in time and memory, in every process that reads a PDF. So the first import of PyMuPDF
 in a process is made with both unavailable, as on an install without them (PyMuPDF imports
 them as optional); they stay importable afterwards, by whoever wants them.
+
+Importing `pymupdf4llm` also switched two of MuPDF's process-wide settings, and the
+extraction was built and checked under them: characters keep the boxes MuPDF gives them
+(PyMuPDF's quad corrections off; line boxes, and so paragraph breaks and tables, follow
+from them), and MuPDF's errors about a damaged file are not printed (the page warnings
+tell them). They are set here, so pages read the same whatever was imported first.
 """
 
 from __future__ import annotations
@@ -34,5 +40,8 @@ def _unavailable(names: tuple[str, ...]) -> Iterator[None]:
 
 with _unavailable(UNUSED_PARTS if "pymupdf" not in sys.modules else ()):
     import pymupdf
+
+pymupdf.TOOLS.unset_quad_corrections(True)
+pymupdf.TOOLS.mupdf_display_errors(False)
 
 __all__ = ["pymupdf"]
