@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Sequence
 
 import pymupdf
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_RAW = REPO_ROOT / "data" / "raw"
+BOLD_FACES = {"helv": "hebo", "tiro": "tibo", "cour": "cobo"}  # PDF base-14 fonts and their bold faces
 
 
 def text_pdf(path: Path, pages: Sequence[str], fontsize: float = 11) -> Path:
@@ -248,13 +249,15 @@ def word_export_pdf(
     fontname: str = "helv",
     space_after: float = 0.0,
     line_height: float = 1.2,
+    bold: Collection[str] = (),
 ) -> Path:
     """A single-font document laid out as a word processor prints it: one font and size throughout.
 
     Each paragraph is wrapped to the text column and set line by line, `space_after` points below it
     (0: paragraphs follow one another with no more space than between lines, as many Word templates
-    print). Headings are paragraphs like any other: nothing but their numbering tells them apart. A
-    page is added when the column is full.
+    print). Headings are paragraphs like any other: nothing but their numbering tells them apart,
+    unless listed in `bold` (set in the font's bold face, same size). A page is added when the column
+    is full.
     """
     document = pymupdf.open()
     left, right, top, bottom = 72.0, 523.0, 72.0, 770.0
@@ -262,10 +265,11 @@ def word_export_pdf(
     y = top
     step = fontsize * line_height
     for text in paragraphs:
+        font = BOLD_FACES[fontname] if text in bold else fontname
         lines: list[str] = []
         for word in text.split():
             candidate = f"{lines[-1]} {word}" if lines else word
-            if lines and pymupdf.get_text_length(candidate, fontname=fontname, fontsize=fontsize) <= right - left:
+            if lines and pymupdf.get_text_length(candidate, fontname=font, fontsize=fontsize) <= right - left:
                 lines[-1] = candidate
             else:
                 lines.append(word)
@@ -273,7 +277,7 @@ def word_export_pdf(
             if y + step > bottom:
                 page = document.new_page()
                 y = top
-            page.insert_text((left, y + fontsize), line, fontsize=fontsize, fontname=fontname)
+            page.insert_text((left, y + fontsize), line, fontsize=fontsize, fontname=font)
             y += step
         y += space_after
     path.parent.mkdir(parents=True, exist_ok=True)
