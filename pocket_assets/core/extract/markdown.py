@@ -17,6 +17,7 @@ from pocket_assets.core.extract.cleanup import (
 )
 from pocket_assets.core.extract.headings import (
     MAX_HEADING_CHARS,
+    MAX_HEADING_LINES,
     MAX_LABEL_LEVEL,
     MAX_LEVEL,
     HeadingScale,
@@ -52,19 +53,32 @@ def paragraph_text(paragraph: Paragraph) -> str:
     return join_lines(line.text for line in paragraph.lines)
 
 
+_PAGE_NUMBERED = re.compile(r"^\d{1,4}\s+\S|\S\s+\d{1,4}$")
+
+
 def outline_matches(scan: PageScan, paragraphs: Sequence[Paragraph]) -> dict[int, OutlineMatch]:
-    """Which of the page's paragraphs are the headings its outline entries name (`match_outline`): text first,
-    then code (typewriter, not bold), then the lines in the page's margin bands."""
-    candidates = [
-        Candidate(
-            paragraph_text(paragraph),
-            2 if scan.margin_position(paragraph.first) is not None
-            else 1 if all(line.mono and not line.bold for line in paragraph.lines)
-            else 0,
-            bool(paragraph.first.lead) or paragraph.first.spread,
-        )
-        for paragraph in paragraphs
-    ]
+    """Which of the page's paragraphs are the headings its outline entries name (`match_outline`).
+
+    Text first, then code (typewriter, not bold), then the lines that may be running headers: in the
+    page's margin bands, or a first or last line with a page number set apart (`46 attr`, `attributes 47`:
+    a manual heads its pages with the topic they hold). A heading may be run into a paragraph whose
+    first line sets its opening apart (a bold lead, pieces far apart) or that is heading-short.
+    """
+    last = len(paragraphs) - 1
+
+    def tier(index: int, paragraph: Paragraph) -> int:
+        first = paragraph.first
+        if scan.margin_position(first) is not None:
+            return 2
+        if index in (0, last) and len(paragraph.lines) == 1 and first.spread and _PAGE_NUMBERED.search(first.text.strip()):
+            return 2
+        return 1 if all(line.mono and not line.bold for line in paragraph.lines) else 0
+
+    candidates = []
+    for index, paragraph in enumerate(paragraphs):
+        text = paragraph_text(paragraph)
+        short = len(paragraph.lines) <= MAX_HEADING_LINES and len(text) <= MAX_HEADING_CHARS
+        candidates.append(Candidate(text, tier(index, paragraph), bool(paragraph.first.lead) or paragraph.first.spread or short))
     return match_outline(scan.outline, candidates)
 
 
