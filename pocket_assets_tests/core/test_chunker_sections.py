@@ -57,6 +57,22 @@ def test_top_heading_level_is_the_second_recurring_level(levels, top):
     assert top_heading_level(levels) == top
 
 
+def test_a_chain_of_headings_opens_at_the_level_of_its_highest():
+    """`Chapter 4` (a label an outline leaves out, set below the outline's levels) over `# The grid package`: the
+    chain opens a top section, as its chapter heading does."""
+    pages = build_pages(
+        [
+            [
+                ("heading", "# 1 Base", 1), ("paragraph", SENTENCE, 0), ("heading", "## 1.1 abs", 2),
+                ("paragraph", SENTENCE, 0), ("heading", "### Chapter 4", 3), ("heading", "# The grid package", 1),
+                ("paragraph", SENTENCE, 0), ("heading", "## grid.layout", 2), ("paragraph", SENTENCE, 0),
+            ]
+        ]
+    )
+    chapter = canonical_text(pages).index("### Chapter 4")
+    assert chapter in layout_document(pages).section_starts
+
+
 def test_sections_short_enough_to_share_a_child_start_one_each(counter):
     pages = build_pages(
         [

@@ -24,7 +24,7 @@ from pocket_assets.core.extract.outline import (
 )
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.records import PageRecord
+from pocket_assets.core.records import ChunkRecord, PageRecord
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets_tests.pdf_factory import tagged_pdf
 
@@ -38,6 +38,11 @@ def headings(pages: tuple[PageRecord, ...]) -> list[tuple[int, int, str]]:
         for block in page.blocks
         if block.kind == "heading"
     ]
+
+
+def children_of(path: Path) -> tuple[ChunkRecord, ...]:
+    pages = extract_pages(path)
+    return chunk_document(inspect_pdf(path, f"intl/{path.name}"), pages, ChunkPolicy(), load_tokenizer()).children
 
 
 def matched(entries: list[tuple[int, str]], texts: list[str | Candidate]) -> dict[int, tuple[int, int, int | None]]:
@@ -107,8 +112,23 @@ def test_topic_lines_an_outline_lists_are_headings_at_its_levels() -> None:
         (2, 1, "attributes"),
     ]
     assert "# attributes\n\nObject Attribute Lists\n\n## Description" in pages[1].text
-    children = chunk_document(inspect_pdf(path, f"intl/{path.name}"), pages, ChunkPolicy(), load_tokenizer()).children
-    assert any(child.page == 2 and child.section_path[:1] == ("attributes",) for child in children)
+    assert any(child.page == 2 and child.section_path[:1] == ("attributes",) for child in children_of(path))
+
+
+def test_a_topic_line_after_example_code_is_no_line_of_that_code() -> None:
+    """refman p. 287: the topic's name, set in typewriter on a line of its own, was read into the example code
+    above it; the outline makes it the heading, which ends the code block."""
+    pages = extract_pages(REAL / "rd-outline-topic-after-example-code.pdf")
+    assert "mget(letters, e1, ifnotfound = as.list(LETTERS))\n```\n\n# getDLLRegisteredRoutines\n\n" in pages[0].text
+
+
+def test_a_chapter_opening_after_a_page_of_figure_files_its_passage_under_the_outline_s_headings() -> None:
+    """refman pp. 833-836: `Chapter 4` (a label the outline leaves out, so set below its levels) opens a chain with
+    `The grDevices package` and `grDevices-package`: the chain opens a top section, and the page before, a
+    figure and its running header only, joins it."""
+    path = REAL / "rd-outline-chapter-after-a-figure-page.pdf"
+    chapter = next(child for child in children_of(path) if "Chapter 4" in child.text)
+    assert (chapter.page, chapter.section_path) == (4, ("The grDevices package", "grDevices-package"))
 
 
 def test_a_heading_whose_outline_entry_drops_an_argument_stays_whole_at_the_outline_s_level() -> None:

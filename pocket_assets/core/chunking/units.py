@@ -101,7 +101,7 @@ def layout_document(pages: Sequence[PageRecord], article_openings: Sequence[int]
     breaks: dict[int, tuple[int, int]] = {}
     atomics: list[AtomicSpan] = []
     structures: list[StructureSpan] = []
-    heading_breaks: list[tuple[int, int]] = []  # (position, level) of the headings that open a chain
+    heading_breaks: list[tuple[int, int]] = []  # (position, highest level) of each chain of headings
     openings: dict[int, int] = {}  # each block's start -> the break its passage would open at
     after_heading = False
     for page in pages:
@@ -116,6 +116,8 @@ def layout_document(pages: Sequence[PageRecord], article_openings: Sequence[int]
                 _add(breaks, start, strength, -1)
                 if block.kind == "heading":
                     heading_breaks.append((start, heading_level(block)))
+            elif block.kind == "heading":  # a chain opens at the level of its highest heading ("Chapter 4", "# Grid")
+                heading_breaks[-1] = (heading_breaks[-1][0], min(heading_breaks[-1][1], heading_level(block)))
             openings[start] = openings[structures[-2].start] if after_heading else start
             after_heading = block.kind == "heading"
             if block.kind in ATOMIC_KINDS:

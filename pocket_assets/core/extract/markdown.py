@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from pocket_assets.core.document import PageContent
@@ -91,10 +91,13 @@ def escape_paragraph(text: str) -> str:
     return f"\\{text}" if _MARKDOWN_OPENING.match(text) else text
 
 
-def _run_from(paragraphs: list[Paragraph], index: int, continues: Callable[[Paragraph], bool]) -> list[Paragraph]:
-    """`paragraphs[index]` and the paragraphs right after it that `continues` accepts (one code block, list...)."""
+def _run_from(
+    paragraphs: list[Paragraph], index: int, continues: Callable[[Paragraph], bool], headings: Collection[int] = ()
+) -> list[Paragraph]:
+    """`paragraphs[index]` and the paragraphs right after it that `continues` accepts (one code block, list...),
+    up to the first of `headings` (the outline's)."""
     end = index + 1
-    while end < len(paragraphs) and continues(paragraphs[end]):
+    while end < len(paragraphs) and end not in headings and continues(paragraphs[end]):
         end += 1
     return paragraphs[index:end]
 
@@ -517,6 +520,7 @@ def render_page(
         while (
             level
             and index + 1 < len(paragraphs)
+            and index + 1 not in listed
             and _continues_heading(paragraph, paragraphs[index + 1], scale, scan.number)
         ):
             index += 1
@@ -526,15 +530,15 @@ def render_page(
             section_level = level
             writer.add("heading", f"{'#' * level} {text}", level=level)
         elif all(line.mono for line in paragraph.lines):
-            run = _run_from(paragraphs, index, _continues_code)
+            run = _run_from(paragraphs, index, _continues_code, listed)
             index += len(run) - 1
             writer.add("code", _code_markdown(run))
         elif _is_display_math(paragraph):
-            run = _run_from(paragraphs, index, _is_display_math)
+            run = _run_from(paragraphs, index, _is_display_math, listed)
             index += len(run) - 1
             writer.add("equation", _equation_markdown(run))
         elif starts_list_item(text):
-            run = _run_from(paragraphs, index, _continues_list)
+            run = _run_from(paragraphs, index, _continues_list, listed)
             index += len(run) - 1
             items = [text, *(paragraph_text(item) for item in run[1:])]
             writer.add("list", "\n".join(map(list_item_markdown, items)))
