@@ -1,5 +1,6 @@
 """What an arbiter cites ("Article 10, page 7") holds on documents never seen: the article of a passage, the
-headings of a numbered series in capitals, a long title in capitals.
+headings of a numbered series in capitals, a long title in capitals; and the line the phone embeds holds no
+Markdown marks.
 
 Real pages cut from corpus-regs (`fixtures/real/regs-*.pdf`, see SOURCES.md) carry the forms federations
 print: an unlabelled heading grouping an article (`# Objet ## Article 1er`), a TITRE over an article, an
@@ -11,6 +12,8 @@ the same kind of text.
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -19,8 +22,10 @@ from hypothesis import strategies as st
 
 from pocket_assets.core.chunking.chunker import ChunkedDocument, chunk_document
 from pocket_assets.core.chunking.context import document_title
+from pocket_assets.core.chunking.embed_text import line_text
 from pocket_assets.core.chunking.sections import article_number, build_section_index, heading_title, paragraph_article
 from pocket_assets.core.document import canonical_text
+from pocket_assets.core.export.corpus_files import MODE_B_FILE, SDK_FILE, parse_sdk_file, write_corpus_exports
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.extract.headings import numbered_capitals, reads_as_long_title
 from pocket_assets.core.extract.numbering import opens_annex, read_label
@@ -33,6 +38,7 @@ from pocket_assets_tests.core.test_chunker_properties import SETTINGS, paragraph
 from pocket_assets_tests.pdf_factory import word_export_pdf
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+EXPECTATIONS = Path(__file__).resolve().parents[2] / "pocket_assets" / "expectations"
 REGS = sorted(path.name for path in REAL.glob("regs-*.pdf"))
 
 
@@ -288,3 +294,30 @@ def test_a_long_title_is_no_sentence_caption_part_or_grid(text: str, lines: int,
 def test_labels_read_without_a_space_or_with_a_word_processor_s_dash() -> None:
     assert read_label("Art.7.- Le siège") is not None and read_label("Art.7.- Le siège").number == "7"
     assert read_label("6 \u2011 Sanctions") is not None and read_label("6 \u2011 Sanctions").number == "6"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("# TITRE II\n\n### Article 5\n\nLa licence est délivrée.", "TITRE II Article 5 La licence est délivrée."),
+        ("Les sanctions sont :\n- l'avertissement ;\n- le blâme.", "Les sanctions sont : l'avertissement ; le blâme."),
+        ("\\1. Le texte d'un paragraphe qui commence par un nombre.", "1. Le texte d'un paragraphe qui commence par un nombre."),
+        ("| Lettre | Ressource |\n|---|---|\n| a) | Revenu |", "| Lettre | Ressource | | a) | Revenu |"),
+        ("```\nx <- 1:10\n```", "x <- 1:10"),
+        ("-5 degrés, 3 - 2 = 1", "-5 degrés, 3 - 2 = 1"),  # no mark: a sign, a minus
+    ],
+)
+def test_the_line_the_phone_embeds_holds_no_markdown_marks(text: str, line: str) -> None:
+    assert line_text(text) == line
+
+
+def test_sdk_lines_of_a_real_page_hold_no_marks_and_the_corpus_json_keeps_the_markdown(
+    tmp_path: Path, counter: TokenCounter
+) -> None:
+    path = REAL / "regs-two-column-subheads.pdf"
+    children = chunked(path, counter).children
+    exports = write_corpus_exports("fr", list(children), tmp_path, "2026-01-14T10:30:00Z", EXPECTATIONS)
+    lines = parse_sdk_file(exports.paths[SDK_FILE], has_context=True)
+    assert lines and not any(re.search(r"(?:^|\s)(?:#{1,6}|-)\s", line.text) for line in lines)
+    records = json.loads(exports.paths[MODE_B_FILE].read_text(encoding="utf-8"))["chunks"]
+    assert any(record["text"].startswith("# Objet\n\n## Article 1er") for record in records)

@@ -31,7 +31,7 @@ import numpy as np
 from pocket_assets.core.chunking.embed_text import (
     CHUNK_SPLITTER,
     fold_accents,
-    fold_whitespace,
+    line_text,
     prompt_for,
     sdk_content,
 )
@@ -251,7 +251,7 @@ def passages_from_export(
     parsed_lines = []
     for number, (line, chunk) in enumerate(zip(lines, chunks), start=1):
         parsed = parse_sdk_line(line, has_context=bool(chunk.get("context")))
-        expected = (chunk.get("context", ""), fold_whitespace(chunk["text"]), chunk["source"], chunk["page"])
+        expected = (chunk.get("context", ""), line_text(chunk["text"]), chunk["source"], chunk["page"])
         if (parsed.context, parsed.text, parsed.source, parsed.page) != expected:
             raise ExportMismatchError(f"{paths[SDK_FILE]}:{number}: does not match chunk {chunk['id']}")
         parsed_lines.append(parsed)

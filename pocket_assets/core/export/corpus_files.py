@@ -113,7 +113,7 @@ SDK_CHUNK_TYPES: tuple[str, ...] = ("child", "table_summary")  # what the phone 
 PREVIEW_LINES = 5
 # The renderer's version: raise it when what a chunk renders to changes (`sdk_line`, `indented_json`,
 # `hepilot_record`), so that pieces kept from an older renderer are rendered again (`piece_render_key`).
-PIECE_FORMAT = 1
+PIECE_FORMAT = 2  # 2: SDK lines without Markdown's marks (`embed_text.line_text`)
 # What `<chunk_splitter>` becomes in an SDK line: visible, and read back by `restore_splitter`.
 NEUTRAL_SPLITTER = "\u2039chunk_splitter\u203a"
 
