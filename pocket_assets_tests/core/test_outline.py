@@ -24,20 +24,12 @@ from pocket_assets.core.extract.outline import (
 )
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.records import ChunkRecord, PageRecord
+from pocket_assets.core.records import ChunkRecord
 from pocket_assets.core.tokenizer import load_tokenizer
+from pocket_assets_tests.core.test_structure import headings
 from pocket_assets_tests.pdf_factory import tagged_pdf
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-
-
-def headings(pages: tuple[PageRecord, ...]) -> list[tuple[int, int, str]]:
-    return [
-        (page.page, block.level, page.text[block.char_start : block.char_end].lstrip("# "))
-        for page in pages
-        for block in page.blocks
-        if block.kind == "heading"
-    ]
 
 
 def children_of(path: Path) -> tuple[ChunkRecord, ...]:
