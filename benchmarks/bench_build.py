@@ -399,7 +399,8 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     from pocket_assets.core.records import CORPORA as RECORD_CORPORA
     from pocket_assets.core.records import to_dict
     from pocket_assets.core.tables.cache import SummaryCache
-    from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables
+    from pocket_assets.core.tables.extractive import ExtractiveSummarizer
+    from pocket_assets.core.tables.summaries import summarize_tables
     from pocket_assets.core.tokenizer import load_tokenizer
     from pocket_assets.runstate.stages import (
         CHILDREN,

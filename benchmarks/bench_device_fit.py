@@ -32,7 +32,8 @@ from pocket_assets.core.errors import PdfError  # noqa: E402
 from pocket_assets.core.extract import extract_pages  # noqa: E402
 from pocket_assets.core.pdf import inspect_pdf  # noqa: E402
 from pocket_assets.core.policy import ChunkPolicy  # noqa: E402
-from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables  # noqa: E402
+from pocket_assets.core.tables.extractive import ExtractiveSummarizer  # noqa: E402
+from pocket_assets.core.tables.summaries import summarize_tables  # noqa: E402
 from pocket_assets.core.tokenizer import load_tokenizer  # noqa: E402
 
 SHARED = REPO.parent / "shared"

@@ -62,7 +62,8 @@ from pocket_assets.core.policy import CONTEXT_HEADERS, ChunkPolicy  # noqa: E402
 from pocket_assets.core.quality.validation import Gates, load_gates, validate_partition  # noqa: E402
 from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets.core.records import CORPORA, ChunkRecord, PageRecord, PdfIdentity  # noqa: E402
-from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables  # noqa: E402
+from pocket_assets.core.tables.extractive import ExtractiveSummarizer  # noqa: E402
+from pocket_assets.core.tables.summaries import summarize_tables  # noqa: E402
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer  # noqa: E402
 
 EXPECTATIONS = REPO_ROOT / "pocket_assets" / "expectations"

@@ -28,8 +28,10 @@ from pocket_assets.core.policy import ChunkPolicy, sizes_from_environment
 from pocket_assets.core.quality.validation import PACKAGED_EXPECTATIONS, Gates, load_gates
 from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, RAW_DIR_ENV, RawFolderScan, scan_raw_folder
 from pocket_assets.core.records import CORPORA, parse_corpora
-from pocket_assets.core.redaction import url_without_credentials
-from pocket_assets.core.tables.summaries import ExtractiveSummarizer, LlmSummarizer, Summarizer
+from pocket_assets.core.redaction import has_credentials, url_without_credentials
+from pocket_assets.core.tables.extractive import ExtractiveSummarizer
+from pocket_assets.core.tables.llm import LlmSummarizer
+from pocket_assets.core.tables.summarizer import Summarizer
 from pocket_assets.core.tokenizer import (
     DEFAULT_TOKENIZER,
     TOKENIZER_ENV,
@@ -216,20 +218,30 @@ class ChunkPolicyResource(ConfigurableResource):
         return ChunkPolicy.for_device(device.profile(), tokenizer=tokenizer.identity(), **fields)
 
 
-# Only variables named so can be sent as a key: a run config naming another variable (AWS_SECRET_ACCESS_KEY,
-# DAGSTER_PG_PASSWORD, ...) would otherwise send its value to whatever base_url the same config names.
-API_KEY_ENV_PREFIX = "POCKET_ASSETS_LLM_"
+# Only variables named so are read for the endpoint and its key: a run config naming another variable
+# (AWS_SECRET_ACCESS_KEY, DAGSTER_PG_PASSWORD, ...) would otherwise send its value to whatever endpoint it names.
+LLM_ENV_PREFIX = "POCKET_ASSETS_LLM_"
+DEFAULT_LLM_BASE_URL = "http://127.0.0.1:11434/v1"
 
 
 class SummarizerResource(ConfigurableResource):
-    """How tables get their ~50-token summaries: offline extractive (default) or an LLM endpoint."""
+    """How tables get their ~50-token summaries: offline extractive (default) or an LLM endpoint.
+
+    The endpoint's URL and key are named by environment variables, never given as values: a run's config
+    is stored in the instance (and shown in the UI) before any code of ours can look at it, so a URL
+    holding a password, or a key, typed there would stay in the run's record.
+    """
 
     kind: str = Field(default="extractive", description="'extractive' (offline, deterministic) or 'llm'.")
-    base_url: str = Field(default="http://127.0.0.1:11434/v1", description="OpenAI-compatible API base URL.")
+    base_url_env: str = Field(
+        default="POCKET_ASSETS_LLM_BASE_URL",
+        description=f"Environment variable holding the OpenAI-compatible API base URL (unset: {DEFAULT_LLM_BASE_URL}); "
+        f"its name must start with {LLM_ENV_PREFIX}. A URL holding credentials is refused.",
+    )
     model: str = Field(default="", description="Model name for the chat endpoint.")
     api_key_env: str = Field(
         default="POCKET_ASSETS_LLM_API_KEY",
-        description=f"Environment variable holding the API key; its name must start with {API_KEY_ENV_PREFIX} "
+        description=f"Environment variable holding the API key; its name must start with {LLM_ENV_PREFIX} "
         "(no other variable of the process can be sent). The key goes over https only (plain http to localhost).",
     )
     timeout_seconds: float = 60.0
@@ -237,6 +249,16 @@ class SummarizerResource(ConfigurableResource):
     fallback_to_extractive: bool = Field(
         default=False, description="On endpoint failure use the extractive summary (flagged) instead of failing the PDF."
     )
+
+    def base_url(self) -> str:
+        """The endpoint's URL, from the variable `base_url_env` names; refused when it holds credentials."""
+        url = self._environment(self.base_url_env, "base_url_env").strip() or DEFAULT_LLM_BASE_URL
+        if has_credentials(url):
+            raise ValueError(
+                f"{self.base_url_env} ({url_without_credentials(url)}) holds credentials: give the key in the variable "
+                f"api_key_env names ({self.api_key_env}), never in the URL"
+            )
+        return url
 
     def setting(self) -> Setting:
         """What versions the summaries: the kind, and for an LLM its model and endpoint (never the key;
@@ -248,7 +270,7 @@ class SummarizerResource(ConfigurableResource):
             {
                 "kind": self.kind,
                 "model": self.model,
-                "base_url": url_without_credentials(self.base_url),
+                "base_url": url_without_credentials(self._environment(self.base_url_env, "base_url_env")),
                 "fallback": self.fallback_to_extractive,
             },
         )
@@ -261,20 +283,25 @@ class SummarizerResource(ConfigurableResource):
             raise ValueError(f"summarizer kind must be 'extractive' or 'llm', got {self.kind!r}")
         if not self.model:
             raise ValueError("the llm summarizer needs a model name (resource config 'model')")
-        if not self.api_key_env.startswith(API_KEY_ENV_PREFIX):
-            raise ValueError(
-                f"summarizer api_key_env {self.api_key_env!r} is not allowed: the key's variable must be named "
-                f"{API_KEY_ENV_PREFIX}... (e.g. POCKET_ASSETS_LLM_API_KEY)"
-            )
         return LlmSummarizer(
-            base_url=self.base_url,
+            base_url=self.base_url(),
             model=self.model,
-            api_key=os.environ.get(self.api_key_env, ""),
+            extractive=extractive,
+            api_key=self._environment(self.api_key_env, "api_key_env"),
             timeout_seconds=self.timeout_seconds,
             max_retries=self.max_retries,
             target_tokens=target_tokens,
-            fallback=extractive if self.fallback_to_extractive else None,
+            fallback_on_failure=self.fallback_to_extractive,
         )
+
+    @staticmethod
+    def _environment(name: str, field_name: str) -> str:
+        if not name.startswith(LLM_ENV_PREFIX):
+            raise ValueError(
+                f"summarizer {field_name} {name!r} is not allowed: the variable must be named {LLM_ENV_PREFIX}... "
+                "(e.g. POCKET_ASSETS_LLM_API_KEY)"
+            )
+        return os.environ.get(name, "")
 
 
 class GatesResource(ConfigurableResource):

@@ -14,7 +14,8 @@ from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.quality.validation import Gates, load_gates, validate_partition
 from pocket_assets.core.records import PageRecord
-from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables
+from pocket_assets.core.tables.extractive import ExtractiveSummarizer
+from pocket_assets.core.tables.summaries import summarize_tables
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"

@@ -23,7 +23,8 @@ from pocket_assets.core.device import EMBEDDINGGEMMA_DOCUMENT_PROMPT, DeviceProf
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.policy import CONTEXT_HEADERS, ChunkPolicy
 from pocket_assets.core.records import ChunkRecord, PdfIdentity
-from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables
+from pocket_assets.core.tables.extractive import ExtractiveSummarizer
+from pocket_assets.core.tables.summaries import summarize_tables
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.chunker_documents import build_pages, identity_for, markdown_table
 

@@ -21,7 +21,8 @@ from pocket_assets.core.extract.numbering import read_label
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.records import PageRecord
-from pocket_assets.core.tables.summaries import ExtractiveSummarizer, summarize_tables
+from pocket_assets.core.tables.extractive import ExtractiveSummarizer
+from pocket_assets.core.tables.summaries import summarize_tables
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.pdf_factory import word_export_pdf
 

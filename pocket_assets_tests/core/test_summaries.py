@@ -27,15 +27,14 @@ from pocket_assets.core.records import (
     to_dict,
 )
 from pocket_assets.core.tables.cache import SummaryCache
+from pocket_assets.core.tables.extractive import ExtractiveSummarizer
 from pocket_assets.core.tables.summaries import (
-    ExtractiveSummarizer,
-    SummaryError,
-    TableContext,
     cells_from_markdown,
     document_language,
     has_table_blocks,
     summarize_tables,
 )
+from pocket_assets.core.tables.summarizer import SummaryError, TableContext
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.test_table_types import ARRAY_CLASSES, UCB_ADMISSIONS
 

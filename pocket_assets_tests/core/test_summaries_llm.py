@@ -13,13 +13,10 @@ import pytest
 
 from pocket_assets.core.policy import ChunkPolicy
 from pocket_assets.core.tables.cache import SummaryCache
-from pocket_assets.core.tables.summaries import (
-    ExtractiveSummarizer,
-    LlmSummarizer,
-    SummaryError,
-    TableContext,
-    summarize_tables,
-)
+from pocket_assets.core.tables.extractive import ExtractiveSummarizer
+from pocket_assets.core.tables.llm import LlmSummarizer
+from pocket_assets.core.tables.summaries import summarize_tables
+from pocket_assets.core.tables.summarizer import SummaryError, TableContext
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 from pocket_assets_tests.core.test_summaries import CALENDAR, IDENTITY, build_pages, build_parents, pipe
 
@@ -45,7 +42,7 @@ class FakeEndpoint:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with endpoint.lock:
                     endpoint.requests.append({"path": self.path, **body})
-                    endpoint.headers.append(dict(self.headers))
+                    endpoint.headers.append({name.lower(): value for name, value in self.headers.items()})
                     step = endpoint.script[min(len(endpoint.requests), len(endpoint.script)) - 1]
                 action, value = step
                 if action == "sleep":
@@ -89,6 +86,9 @@ def counter() -> TokenCounter:
     return load_tokenizer()
 
 
+EXTRACTIVE = ExtractiveSummarizer(load_tokenizer())
+
+
 def table() -> TableContext:
     return TableContext("A02.pdf", 4, 2, "fr", "3.2 Calendrier des rondes", CALENDAR, pipe(CALENDAR))
 
@@ -98,7 +98,7 @@ def summarizer(endpoint: FakeEndpoint, **changes: object) -> LlmSummarizer:
         "base_url": endpoint.base_url,
         "model": "qwen2.5:3b",
         "api_key": "sk-test",
-        "backoff_seconds": 0.01,
+        "extractive": EXTRACTIVE,
     }
     return LlmSummarizer(**{**settings, **changes})
 
@@ -112,7 +112,7 @@ def test_a_reply_becomes_the_summary_and_the_request_is_openai_shaped(endpoint: 
     system, user = request["messages"]
     assert system["role"] == "system" and "in French" in system["content"]
     assert user["content"].startswith("Title: 3.2 Calendrier des rondes\nTable (3 rows):\n| Ronde | Date | Horaire |")
-    assert endpoint.headers[0]["Authorization"] == "Bearer sk-test"
+    assert endpoint.headers[0]["authorization"] == "Bearer sk-test"
 
 
 def test_a_server_error_is_retried(endpoint: FakeEndpoint) -> None:
@@ -153,7 +153,7 @@ def test_a_server_that_always_times_out_fails_with_a_clear_error(endpoint: FakeE
 
 
 def test_an_unreachable_endpoint_fails_with_a_clear_error() -> None:
-    unreachable = LlmSummarizer(base_url="http://127.0.0.1:9/v1", model="m", max_retries=1, backoff_seconds=0.01)
+    unreachable = LlmSummarizer(base_url="http://127.0.0.1:9/v1", model="m", extractive=EXTRACTIVE, max_retries=1)
     with pytest.raises(SummaryError, match=r"failed after 2 attempt\(s\): cannot reach the endpoint"):
         unreachable.summarize(table())
 
@@ -170,7 +170,7 @@ def test_fallback_mode_uses_the_extractive_summary_and_reports_it(
     endpoint.script = [("status", 500)]
     pages = build_pages()
     fallback = ExtractiveSummarizer(counter)
-    llm = summarizer(endpoint, max_retries=1, fallback=fallback)
+    llm = summarizer(endpoint, max_retries=1, extractive=fallback, fallback_on_failure=True)
     cache = SummaryCache(tmp_path)
     batch = summarize_tables(IDENTITY, pages, build_parents(pages), ChunkPolicy(), counter, llm, cache)
     extractive = summarize_tables(IDENTITY, pages, build_parents(pages), ChunkPolicy(), counter, fallback)
@@ -220,8 +220,8 @@ class EchoingEndpoint(FakeEndpoint):
         class Handler(self.server.RequestHandlerClass):  # type: ignore[misc,name-defined]
             def do_POST(self) -> None:  # noqa: N802
                 self.rfile.read(int(self.headers["Content-Length"]))
-                endpoint.headers.append(dict(self.headers))
-                page = f"401 Unauthorized: bad credentials in 'Authorization: {self.headers['Authorization']}'"
+                endpoint.headers.append({name.lower(): value for name, value in self.headers.items()})
+                page = f"401 Unauthorized: bad credentials in 'Authorization: {self.headers['authorization']}'"
                 payload = page.encode("utf-8")
                 self.send_response(401)
                 self.send_header("Content-Length", str(len(payload)))
@@ -241,7 +241,7 @@ def test_an_endpoint_echoing_the_key_never_puts_it_in_the_error() -> None:
     finally:
         echo.server.shutdown()
         echo.server.server_close()
-    assert echo.headers[0]["Authorization"] == f"Bearer {SECRET}"  # the key was sent, and echoed back
+    assert echo.headers[0]["authorization"] == f"Bearer {SECRET}"  # the key was sent, and echoed back
     message = str(raised.value)
     assert "HTTP 401" in message and "Bearer ***" in message
     assert SECRET not in message
@@ -249,13 +249,50 @@ def test_an_endpoint_echoing_the_key_never_puts_it_in_the_error() -> None:
 
 def test_a_base_url_with_credentials_is_refused_without_repeating_them() -> None:
     with pytest.raises(ValueError) as raised:
-        LlmSummarizer(base_url=f"http://user:{SECRET}@127.0.0.1:9/v1", model="m")
+        LlmSummarizer(base_url=f"http://user:{SECRET}@127.0.0.1:9/v1", model="m", extractive=EXTRACTIVE)
     assert SECRET not in str(raised.value) and "***@127.0.0.1" in str(raised.value)
 
 
 def test_a_key_is_sent_over_plain_http_only_to_this_machine() -> None:
     with pytest.raises(ValueError, match="not https"):
-        LlmSummarizer(base_url="http://llm.example.org/v1", model="m", api_key=SECRET)
-    LlmSummarizer(base_url="https://llm.example.org/v1", model="m", api_key=SECRET)
-    LlmSummarizer(base_url="http://localhost:11434/v1", model="m", api_key=SECRET)
-    LlmSummarizer(base_url="http://llm.example.org/v1", model="m")  # no key, nothing to expose
+        LlmSummarizer(base_url="http://llm.example.org/v1", model="m", api_key=SECRET, extractive=EXTRACTIVE)
+    LlmSummarizer(base_url="https://llm.example.org/v1", model="m", api_key=SECRET, extractive=EXTRACTIVE)
+    LlmSummarizer(base_url="http://localhost:11434/v1", model="m", api_key=SECRET, extractive=EXTRACTIVE)
+    LlmSummarizer(base_url="http://llm.example.org/v1", model="m", extractive=EXTRACTIVE)  # no key, nothing to expose
+
+
+def test_a_summary_that_repeats_the_key_is_refused_for_the_extractive_one(
+    endpoint: FakeEndpoint, counter: TokenCounter, tmp_path: Path
+) -> None:
+    """An endpoint (a compromised or misconfigured proxy) whose successful answer quotes the key: the table keeps
+    its extractive summary, the warning names the table, and nothing of the answer is cached."""
+    endpoint.script = [("ok", f"Calendrier des rondes du championnat des clubs (clé {SECRET}), dates et horaires.")]
+    pages = build_pages()
+    llm = summarizer(endpoint, api_key=SECRET, extractive=ExtractiveSummarizer(counter))
+    cache = SummaryCache(tmp_path)
+    batch = summarize_tables(IDENTITY, pages, build_parents(pages), ChunkPolicy(), counter, llm, cache)
+    extractive = summarize_tables(IDENTITY, pages, build_parents(pages), ChunkPolicy(), counter, ExtractiveSummarizer(counter))
+    assert [chunk.text for chunk in batch.chunks] == [chunk.text for chunk in extractive.chunks]
+    assert all(SECRET not in chunk.text for chunk in batch.chunks)
+    assert len(batch.stats.fallbacks) == 2
+    assert batch.stats.fallbacks[0].startswith("A02_Championnat_de_France_des_Clubs.pdf, page 1, table 0: the summary")
+    assert "refused: it holds the API key" in batch.stats.fallbacks[0]
+    assert all(SECRET not in why for why in batch.stats.fallbacks)
+    assert len(cache) == 0
+
+
+def test_a_summary_holding_a_credential_shaped_word_is_refused(endpoint: FakeEndpoint) -> None:
+    endpoint.script = [("ok", "Calendrier des rondes ; Authorization: Bearer abcdef0123456789xyz ; dates et horaires.")]
+    summary = summarizer(endpoint).summarize(table())
+    assert summary.fallback is not None and "refused" in summary.fallback
+    assert summary.text == EXTRACTIVE.summarize(table()).text
+
+
+def test_without_a_key_no_authorization_is_sent_not_even_another_variables(
+    endpoint: FakeEndpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # the client's own variable: never a fallback for ours
+    summary = summarizer(endpoint, api_key="").summarize(table())
+    assert summary.text == REPLY
+    assert "authorization" not in endpoint.headers[0]
+    assert all(SECRET not in value for value in endpoint.headers[0].values())

@@ -1,40 +1,24 @@
-"""Table summaries: one short `table_summary` chunk per table, so a question finds the table.
+"""Table summaries placed as chunks: one short `table_summary` chunk per table, so a question finds the table.
 
-A table's own chunk is rows of cells, which embeds poorly; a sentence saying what
-the table is about ("Tableau « Calendrier » de 9 lignes : Ronde, Date, Heure")
-is what a question like "quand a lieu la ronde 5 ?" lands on. Two summarizers
-share one protocol:
+A table's own chunk is rows of cells, which embeds poorly; a sentence saying what the table is
+about is what a question like "quand a lieu la ronde 5 ?" lands on. The sentence comes from a
+`Summarizer` (`extractive`, offline and the default, or `llm`); this module finds the tables,
+asks the `SummaryCache` first (keyed by the table's Markdown, its caption or heading, its language
+and the summarizer's `cache_key_parts()`: an unchanged PDF makes no new LLM call), files each
+summary under the heading and article in force at its table and fits it to the device's window.
 
-- `ExtractiveSummarizer` (default): offline and deterministic, built from the
-  caption or nearest heading, the header row, the row count and the key values
-  of the first text column, grown to about `target_tokens` with the configured
-  tokenizer;
-- `LlmSummarizer`: any OpenAI-compatible `POST {base_url}/chat/completions`
-  endpoint, with a timeout, bounded retries with exponential back-off, and an
-  error naming the table; optionally falling back to another summarizer.
-
-`summarize_tables` turns a document's table blocks into `ChunkRecord`s. It asks
-the `SummaryCache` first, keyed by the table's Markdown, its caption or
-heading, its language and the summarizer's `cache_key_parts()` (kind, model,
-prompt...), so re-materializing an unchanged PDF makes no new LLM call.
-
-Numbering: the `n` of `{source}-p{page:03d}-table{n:03d}` counts tables in
-document reading order from 000 (like parents, seed SPEC-SCH-001 §3.1), and is
-the summary's `chunk_index`; ids are unique because `n` is.
+Numbering: the `n` of `{source}-p{page:03d}-table{n:03d}` counts tables in document reading order
+from 000 (like parents, seed SPEC-SCH-001 §3.1), and is the summary's `chunk_index`; ids are unique
+because `n` is.
 """
 
 from __future__ import annotations
 
 import bisect
-import json
 import re
-import time
-import urllib.error
-import urllib.request
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Iterable, Protocol, Sequence
-from urllib.parse import urlsplit
+from dataclasses import dataclass
+from typing import Iterable, Sequence
 
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import ContextHeaders
@@ -52,76 +36,20 @@ from pocket_assets.core.records import (
     TableCells,
     new_chunk,
 )
-from pocket_assets.core.redaction import has_credentials, is_local, redact, url_without_credentials
 from pocket_assets.core.tables.cache import SummaryCache, summary_cache_key
+from pocket_assets.core.tables.extractive import ELLIPSIS
 from pocket_assets.core.tables.readable import readable_cells
+from pocket_assets.core.tables.summarizer import LANGUAGES, Summarizer, SummaryError, SummaryText, TableContext
 from pocket_assets.core.tables.types import classify_table
 from pocket_assets.core.tokenizer import TextCounter
 
-LANGUAGES = ("fr", "en")
-EXTRACTIVE_VERSION = "extractive-v1"  # bump when the sentence template changes: it is part of the cache key
-MIN_SUMMARY_CHARS = 50
-_MAX_ITEM_CHARS = 40
-_MAX_TITLE_CHARS = 90
-_ELLIPSIS = "…"
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*")
 _CAPTION_LIKE = re.compile(r"^\s*(?:tableau|table|tab\.|grille|annexe)\b", re.IGNORECASE)
-_HAS_WORD_OR_NUMBER = re.compile(r"\w")  # "..." or "—" is filler, not a key value
-_NUMERIC = re.compile(r"^[\d\s.,:/%+\-–½=]*$")
 _STOPWORDS = {
     "fr": frozenset("le la les des du et est une un pour dans par sur au aux qui que ne pas avec sont".split()),
     "en": frozenset("the of and to in is are for on with by be this that it from as or an".split()),
 }
 _WORD = re.compile(r"[^\W\d_]+")
-_RETRYABLE_HTTP = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-
-
-@dataclass(frozen=True)
-class TableContext:
-    """Everything a summarizer may read about one table."""
-
-    source: str
-    page: int
-    table_index: int  # the table's `n` in the document (see module docstring)
-    language: str  # "fr" or "en"
-    caption_or_heading: str | None
-    cells: TableCells
-    markdown: str  # the table's text in the canonical document (a pipe table)
-
-
-@dataclass(frozen=True)
-class SummaryText:
-    """A summary and what it cost: HTTP requests made, seconds spent waiting, and a fallback reason."""
-
-    text: str
-    requests: int = 0
-    seconds: float = 0.0
-    fallback: str | None = None  # set when the text comes from the fallback summarizer
-
-
-class Summarizer(Protocol):
-    kind: str  # "extractive" | "llm"
-
-    def cache_key_parts(self) -> tuple[str, ...]:
-        """Everything besides the table that changes the summary (kind, model, prompt, version)."""
-        ...
-
-    def summarize(self, table: TableContext) -> SummaryText: ...
-
-
-class SummaryError(Exception):
-    """A table that could not be summarized, named so a maintainer can find it."""
-
-    def __init__(self, source: str, page: int, table_index: int, reason: str) -> None:
-        self.source = source
-        self.page = page
-        self.table_index = table_index
-        self.reason = reason
-        super().__init__(f"{source}, page {page}, table {table_index}: {reason}")
-
-    @classmethod
-    def about(cls, table: TableContext, reason: str) -> SummaryError:
-        return cls(table.source, table.page, table.table_index, reason)
 
 
 @dataclass(frozen=True)
@@ -143,297 +71,6 @@ class SummaryBatch:
     chunks: tuple[ChunkRecord, ...]
     stats: SummaryStats
 
-
-# --- the extractive summarizer -------------------------------------------------------------------
-
-_PHRASES = {
-    "en": {
-        "titled": 'Table "{title}"',
-        "untitled": "Table",
-        "shape": " with {rows} and {columns}",
-        "row": ("row", "rows"),
-        "column": ("column", "columns"),
-        "more": "and {count} more",
-        "and": "and",
-        "first_column": "first column",
-        "colon": ":",
-        "semicolon": ";",
-        "padding": " — a table of the document",
-    },
-    "fr": {
-        "titled": "Tableau « {title} »",
-        "untitled": "Tableau",
-        "shape": " de {rows} et {columns}",
-        "row": ("ligne", "lignes"),
-        "column": ("colonne", "colonnes"),
-        "more": "et {count} autres",
-        "and": "et",
-        "first_column": "première colonne",
-        "colon": " :",
-        "semicolon": " ;",
-        "padding": " — un tableau du document",
-    },
-}
-
-
-@dataclass(frozen=True)
-class ExtractiveSummarizer:
-    """One sentence from the table's own words, grown item by item up to `target_tokens`.
-
-    The title and the shape always appear; then header names and key values are
-    added alternately while the sentence stays within the target, so a wide
-    table still names some of its rows and a long one some of its columns.
-    """
-
-    counter: TextCounter  # a step's `PieceCounter`: a sentence tried costs no tokenizer call
-    target_tokens: int = 50
-    kind: str = field(default="extractive", init=False)
-
-    def cache_key_parts(self) -> tuple[str, ...]:
-        return (self.kind, EXTRACTIVE_VERSION, self.counter.name, str(self.target_tokens))
-
-    def summarize(self, table: TableContext) -> SummaryText:
-        phrases = _PHRASES[table.language]
-        columns = [_clip(name) for name in table.cells.header if fold_whitespace(name)]
-        key_label, key_values = _key_column(table.cells)
-        label = _clip(key_label) if key_label else phrases["first_column"]
-        shown_columns = min(2, len(columns))
-        shown_values = min(1, len(key_values))
-
-        def sentence(column_count: int, value_count: int) -> str:
-            return _sentence(table, phrases, columns[:column_count], len(columns), label, key_values, value_count)
-
-        grew = True
-        while grew:
-            grew = False
-            for more_columns, more_values in ((1, 0), (0, 1)):
-                columns_next, values_next = shown_columns + more_columns, shown_values + more_values
-                if columns_next > len(columns) or values_next > len(key_values):
-                    continue
-                if self.counter.count(sentence(columns_next, values_next)) <= self.target_tokens:
-                    shown_columns, shown_values, grew = columns_next, values_next, True
-        text = sentence(shown_columns, shown_values)
-        if len(text) < MIN_SUMMARY_CHARS:
-            text = text[:-1] + phrases["padding"] + "."
-        return SummaryText(text)
-
-
-def _sentence(
-    table: TableContext,
-    phrases: dict,
-    columns: list[str],
-    column_total: int,
-    label: str,
-    key_values: list[str],
-    value_count: int,
-) -> str:
-    title = _clip(table.caption_or_heading or "", _MAX_TITLE_CHARS)
-    row_count = len(table.cells.rows)
-    width = max([len(table.cells.header)] + [len(row) for row in table.cells.rows])
-    text = phrases["titled"].format(title=title) if title else phrases["untitled"]
-    text += phrases["shape"].format(
-        rows=_counted(row_count, phrases["row"]), columns=_counted(width, phrases["column"])
-    )
-    if columns:
-        text += phrases["colon"] + " " + _listing(columns, column_total, phrases)
-    if value_count:
-        text += (
-            phrases["semicolon"]
-            + f" {label}{phrases['colon']} "
-            + _listing(key_values[:value_count], len(key_values), phrases)
-        )
-    return text + "."
-
-
-def _counted(count: int, nouns: tuple[str, str]) -> str:
-    return f"{count} {nouns[0] if count == 1 else nouns[1]}"
-
-
-def _listing(items: list[str], total: int, phrases: dict) -> str:
-    """`a, b, c and 4 more`, or `a, b and c` when every item is shown."""
-    if len(items) < total:
-        return ", ".join(items) + " " + phrases["more"].format(count=total - len(items))
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + f" {phrases['and']} " + items[-1]
-
-
-def _clip(text: str, limit: int = _MAX_ITEM_CHARS) -> str:
-    flat = fold_whitespace(text)
-    if len(flat) <= limit:
-        return flat
-    cut = flat[:limit]
-    return (cut[: cut.rfind(" ")] if " " in cut else cut).rstrip(" ,;:") + _ELLIPSIS
-
-
-def _key_column(cells: TableCells) -> tuple[str, list[str]]:
-    """The first non-empty column, with its distinct values in order: what the rows are about.
-
-    A column without a name holding only numbers is row numbering, not keys: it is skipped.
-    """
-    width = max([len(cells.header)] + [len(row) for row in cells.rows])
-    for column in range(width):
-        name = fold_whitespace(cells.header[column]) if column < len(cells.header) else ""
-        values = [fold_whitespace(row[column]) for row in cells.rows if column < len(row)]
-        distinct = list(dict.fromkeys(_clip(value) for value in values if _HAS_WORD_OR_NUMBER.search(value)))
-        if distinct and (name or any(not _NUMERIC.match(value) for value in distinct)):
-            return name, distinct
-    return "", []
-
-
-# --- the LLM summarizer --------------------------------------------------------------------------
-
-DEFAULT_SYSTEM_PROMPT = (
-    "You summarize tables from regulation documents so that a search engine can find them. "
-    "Write a single sentence of about {target_tokens} tokens in {language}: say what the table is for, "
-    "name its columns and what its rows list. Plain text only: no Markdown, no preamble."
-)
-USER_PROMPT = "Title: {title}\nTable ({rows} rows):\n{markdown}"
-_LANGUAGE_NAMES = {"fr": "French", "en": "English"}
-
-
-class _EndpointFailure(Exception):
-    def __init__(self, reason: str, retryable: bool) -> None:
-        super().__init__(reason)
-        self.retryable = retryable
-
-
-@dataclass(frozen=True)
-class LlmSummarizer:
-    """An OpenAI-compatible chat endpoint (Ollama, vLLM, llama.cpp server, a hosted API).
-
-    `api_key` is the key itself (the Dagster resource reads it from the
-    environment). It is sent over https, or plain http to this machine only, and never
-    written anywhere: every error text is `redact`ed of it (an endpoint may echo the
-    `Authorization` header in its error page); a base URL holding credentials is refused.
-    A request that times out, cannot connect or gets 408/429/5xx
-    is retried `max_retries` times, waiting `backoff_seconds * 2**k`; other
-    errors fail at once. When every attempt fails, `summarize` raises a
-    `SummaryError` naming the table, unless `fallback` is set: then the
-    fallback's text is returned, flagged with the reason.
-    """
-
-    base_url: str
-    model: str
-    api_key: str = ""
-    timeout_seconds: float = 60.0
-    max_retries: int = 2
-    backoff_seconds: float = 1.0
-    target_tokens: int = 50
-    max_table_chars: int = 6000
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    fallback: Summarizer | None = None
-    kind: str = field(default="llm", init=False)
-
-    def __post_init__(self) -> None:
-        if has_credentials(self.base_url):
-            raise ValueError(
-                f"summarizer base_url {url_without_credentials(self.base_url)} holds credentials: give the key in "
-                "the environment variable the summarizer names (api_key_env), never in the URL"
-            )
-        if self.api_key and urlsplit(self.base_url).scheme != "https" and not is_local(self.base_url):
-            raise ValueError(
-                f"summarizer base_url {self.base_url} is not https: an API key is sent only over https, or over "
-                "plain http to this machine (localhost); use an https URL or unset the key"
-            )
-
-    @property
-    def endpoint(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
-
-    def cache_key_parts(self) -> tuple[str, ...]:
-        """The base URL is left out: the same model behind another host gives the same summary."""
-        return (
-            self.kind,
-            self.model,
-            self.system_prompt,
-            USER_PROMPT,
-            str(self.target_tokens),
-            str(self.max_table_chars),
-        )
-
-    def summarize(self, table: TableContext) -> SummaryText:
-        started = time.perf_counter()
-        requests = 0
-        reason = ""
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                time.sleep(self.backoff_seconds * 2 ** (attempt - 1))
-            requests += 1
-            try:
-                text = self._reply_text(self._post(self._payload(table)))
-                return SummaryText(text, requests=requests, seconds=time.perf_counter() - started)
-            except _EndpointFailure as failure:
-                reason = redact(str(failure), (self.api_key,))
-                if not failure.retryable:
-                    break
-        error = SummaryError.about(
-            table, f"LLM endpoint {self.endpoint} (model {self.model}) failed after {requests} attempt(s): {reason}"
-        )
-        if self.fallback is None:
-            raise error
-        fallback = self.fallback.summarize(table)
-        return SummaryText(fallback.text, requests=requests, seconds=time.perf_counter() - started, fallback=str(error))
-
-    def _payload(self, table: TableContext) -> dict:
-        system = self.system_prompt.format(target_tokens=self.target_tokens, language=_LANGUAGE_NAMES[table.language])
-        user = USER_PROMPT.format(
-            title=fold_whitespace(table.caption_or_heading or "") or "-",
-            rows=len(table.cells.rows),
-            markdown=_first_lines(table.markdown, self.max_table_chars),
-        )
-        return {
-            "model": self.model,
-            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
-            "temperature": 0,
-            "max_tokens": self.target_tokens * 4,
-        }
-
-    def _post(self, payload: dict) -> dict:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(
-            self.endpoint, data=json.dumps(payload).encode("utf-8"), headers=headers, method="POST"
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:
-                body = response.read()
-        except urllib.error.HTTPError as error:
-            detail = error.read(300).decode("utf-8", "replace").strip()
-            retryable = error.code in _RETRYABLE_HTTP
-            raise _EndpointFailure(f"HTTP {error.code} {error.reason}: {detail}", retryable) from None
-        except TimeoutError:
-            raise _EndpointFailure(f"no answer within {self.timeout_seconds:g} s", True) from None
-        except urllib.error.URLError as error:
-            if isinstance(error.reason, TimeoutError):
-                raise _EndpointFailure(f"no answer within {self.timeout_seconds:g} s", True) from None
-            raise _EndpointFailure(f"cannot reach the endpoint ({error.reason})", True) from None
-        except OSError as error:  # connection reset, broken pipe, ...
-            raise _EndpointFailure(f"connection failed ({error})", True) from None
-        try:
-            return json.loads(body)
-        except ValueError:
-            raise _EndpointFailure(f"reply is not JSON: {body[:200]!r}", False) from None
-
-    @staticmethod
-    def _reply_text(reply: dict) -> str:
-        try:
-            content = reply["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise _EndpointFailure(f"reply has no choices[0].message.content: {str(reply)[:200]}", False) from None
-        text = fold_whitespace(content or "")
-        if len(text) < MIN_SUMMARY_CHARS:
-            raise _EndpointFailure(f"reply shorter than {MIN_SUMMARY_CHARS} characters: {text!r}", False)
-        return text
-
-
-def _first_lines(text: str, limit: int) -> str:
-    """The table's first lines within `limit` characters: header and leading rows say what it is."""
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    return cut[: cut.rfind("\n")] if "\n" in cut else cut
 
 
 # --- from table blocks to chunk records ----------------------------------------------------------
@@ -689,11 +326,11 @@ def _fit_cap(context: TableContext, header: str, text: str, policy: ChunkPolicy,
         low, high = 0, len(words) - 1  # the longest fitting prefix has `low` words
         while low < high:
             middle = (low + high + 1) // 2
-            if fits(" ".join(words[:middle]) + _ELLIPSIS):
+            if fits(" ".join(words[:middle]) + ELLIPSIS):
                 low = middle
             else:
                 high = middle - 1
-        text = " ".join(words[:low]).rstrip(" ,;:") + _ELLIPSIS
+        text = " ".join(words[:low]).rstrip(" ,;:") + ELLIPSIS
     if len(text) < policy.min_chars:
         raise SummaryError.about(
             context,
