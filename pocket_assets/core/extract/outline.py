@@ -33,6 +33,9 @@ _ROLE = re.compile(r"/([^\s/<>\[\]()]+)\s*/([^\s/<>\[\]()]+)")
 HEADING_TAGS = {"H1": 1, "H2": 2, "H3": 3, "H4": 4, "H5": 5, "H6": 6, "H": 1}
 TAG_SEARCH_LIMIT = 2000  # structure elements looked at for a heading tag before the tree is taken to hold none
 MAX_PARTS = 3  # paragraphs one heading may span (a font change cuts a heading in two)
+MAX_READ_CHARS = 500  # a paragraph's opening where an entry is looked for; longer paragraphs are no heading
+_BEYOND = "\0"  # the token that stands for the rest of a longer paragraph
+MAX_NUMBERING = 8  # tokens a heading's numbering may take: `Chapitre 2`, `1 2 3 4`, `Annexe A 2`
 FUZZY_RATIO = 0.85  # how alike an entry and a paragraph must read when their words differ
 
 
@@ -144,9 +147,17 @@ def _text_of(blocks: list[dict[str, Any]]) -> str:
     return " ".join(parts)
 
 
+def _opening_tokens(text: str) -> list[str]:
+    """The tokens of a paragraph's opening, which is all a heading can be: a longer paragraph ends in a token no
+    title holds, so that it is never one, and most of a page's words are not read twice."""
+    if len(text) <= MAX_READ_CHARS:
+        return _tokens(text)
+    return [*_tokens(text[:MAX_READ_CHARS]), _BEYOND]
+
+
 def _tokens(text: str) -> list[str]:
     """The words and numbers of `text`, accents and case aside (`LaTeX{}` and `latex` are one word)."""
-    return [fold_accents(token).casefold() for token in _TOKEN.findall(text)]
+    return [(token if token.isascii() else fold_accents(token)).casefold() for token in _TOKEN.findall(text)]
 
 
 _LABEL_WORDS = frozenset(KIND_RANKS)
@@ -181,7 +192,7 @@ def match_outline(entries: Sequence[OutlineEntry], candidates: Sequence[Candidat
     those of lower tiers give nothing: a manual quotes a command in its examples (`See Also: attributes`)
     on the page its own heading opens. An entry matching nothing is left out.
     """
-    tokens = [_tokens(candidate.text) for candidate in candidates]
+    tokens = [_opening_tokens(candidate.text) for candidate in candidates]
     taken: set[int] = set()
     matches: dict[int, OutlineMatch] = {}
     floor = 0
@@ -211,13 +222,17 @@ def _whole(
 ) -> OutlineMatch | None:
     """A paragraph equal to the entry, numbering aside; else a run of paragraphs that together are (`Chapitre 1`
     over `Vue d'ensemble de LaTeX`, a heading a font change cut in two)."""
+    title = _title(wanted)
+    longest = max(len(wanted), len(title) + MAX_NUMBERING)
     for parts in range(1, MAX_PARTS + 1):
         for first in free:
             last = first + parts - 1
             if last >= len(tokens) or any(index in taken for index in range(first + 1, last + 1)):
                 continue
+            if not len(title) <= sum(len(tokens[index]) for index in range(first, last + 1)) <= longest:
+                continue  # (the cheap test first: most paragraphs are far longer than a heading)
             joined = [token for index in range(first, last + 1) for token in tokens[index]]
-            if joined == wanted or _title(joined) == _title(wanted):
+            if joined == wanted or _title(joined) == title:
                 return OutlineMatch(first, last, level)
     return None
 
