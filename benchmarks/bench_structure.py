@@ -45,12 +45,12 @@ import pymupdf
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
 from bench_extraction import normalized_title, section_number  # noqa: E402  (same title matching as issue 3)
 
-from pocket_assets.core.chunking.chunker import chunk_document
-from pocket_assets.core.extract import extract_pages
-from pocket_assets.core.pdf import inspect_pdf
-from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.records import PageRecord
-from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
+from pocket_assets.core.chunking.chunker import chunk_document  # noqa: E402
+from pocket_assets.core.extract import extract_pages  # noqa: E402
+from pocket_assets.core.pdf import inspect_pdf  # noqa: E402
+from pocket_assets.core.policy import ChunkPolicy  # noqa: E402
+from pocket_assets.core.records import PageRecord  # noqa: E402
+from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
