@@ -23,9 +23,10 @@ from typing import Any
 from dagster import AssetExecutionContext, AssetMaterialization, Failure, MetadataValue
 
 from pocket_assets.defs.run_progress import ProgressLog
-from pocket_assets.runstate.pdf_build import Markdown, PdfOutcome, StageResult
-from pocket_assets.runstate.stages import Stage
-from pocket_assets.runstate.storage import STATUS_SKIPPED
+from pocket_assets.stages.pdf_build.metadata import MarkdownMetadata
+from pocket_assets.stages.pdf_build.outcomes import PdfOutcome, StageResult
+from pocket_assets.stages.registry import Stage
+from pocket_assets.stages.store import STATUS_SKIPPED
 
 # Numbers a run's totals add up (token figures are per PDF and do not add).
 _ADDED = ("dagster/row_count", "chunks", "pages", "tables", "warnings", "empty_pages", "characters", "llm_calls")
@@ -59,7 +60,7 @@ class PdfEvents:
             self._context.log.log(level, f"{outcome.key}: {failure.stage} {failure.status}: {failure.reason}")
             if outcome.traceback:
                 self._context.log.error(f"{outcome.key} crashed:\n{outcome.traceback}")
-        if outcome.judged is None and any(result.stage is self._stages[-1] for result in outcome.results):
+        if outcome.awaiting_suite is None and any(result.stage is self._stages[-1] for result in outcome.results):
             self._done += 1
             rows = ", ".join(f"{r.stage} {r.metadata.get('dagster/row_count', 0)} rows" for r in outcome.results if r.ok)
             self._progress.built(self._done, f"{outcome.key}: {rows or 'nothing built'} in {outcome.seconds} s")
@@ -94,7 +95,7 @@ def _metadata(result: StageResult) -> dict[str, Any]:
 
 
 def _value(value: Any) -> Any:
-    if isinstance(value, Markdown):
+    if isinstance(value, MarkdownMetadata):
         return MetadataValue.md(str(value))
     if isinstance(value, Path):
         return MetadataValue.path(str(value))

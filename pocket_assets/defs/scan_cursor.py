@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Any, Mapping
 
-from pocket_assets.runstate.corpus_scan import FileState
+from pocket_assets.stages.corpus_scan import FileState
 
 
 def encode_states(states: Mapping[str, FileState]) -> dict[str, list[Any]]:

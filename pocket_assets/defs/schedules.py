@@ -17,10 +17,9 @@ from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partition_sync import forget_pdfs, register_pdfs, vanished_pdfs
 from pocket_assets.defs.partitions import pdf_partitions, range_size
 from pocket_assets.defs.ranges import run_requests
-from pocket_assets.defs.resources import CorpusPaths, environment_versions
-from pocket_assets.defs.staleness import current_sources, pdf_staleness
-from pocket_assets.runstate.duplicates import duplicate_pdfs
-from pocket_assets.runstate.staleness import build_fingerprint, describe
+from pocket_assets.defs.resources import CorpusPaths, SettingResources, environment_versions
+from pocket_assets.stages.duplicates import duplicate_pdfs
+from pocket_assets.stages.staleness import build_fingerprint, describe
 
 REFRESH_CRON_VARIABLE = "POCKET_ASSETS_REFRESH_CRON"
 REFRESH_TIMEZONE_VARIABLE = "POCKET_ASSETS_REFRESH_TIMEZONE"
@@ -48,10 +47,11 @@ def corpus_refresh(context: ScheduleEvaluationContext, paths: CorpusPaths) -> li
     keys = list(paths.scan().keys)
     register_pdfs(instance, keys)
     forget_pdfs(instance, paths.store(), vanished_pdfs(instance, keys), log=context.log.info)
-    sources = current_sources(paths, keys)
+    sources = paths.sources(keys)
     versions = environment_versions()
     duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
-    stale = [verdict for verdict in pdf_staleness(paths, sources) if verdict.stale and verdict.partition_key not in duplicates]
+    verdicts = SettingResources.from_environment().staleness(paths.store(), sources)
+    stale = [verdict for verdict in verdicts if verdict.stale and verdict.partition_key not in duplicates]
     if not stale:
         return SkipReason(f"all {len(keys)} PDF(s) up to date")
     context.log.info(f"{len(stale)} PDF(s) to build:\n{describe(stale)}")

@@ -7,7 +7,7 @@ new; it builds only those missing or stale, so turning it on over fresh builds l
 
 `corpus_export_sensor` runs the export once the PDFs of a build or a backfill are done: when no
 run of the per-PDF stages or of the export is queued or running, and the stage files no longer
-match what the last export was made from (`runstate.export_state`). Before any PDF was built and
+match what the last export was made from (`export.fingerprint`). Before any PDF was built and
 any export made (a deployment's first start) there is nothing to export, and it waits.
 """
 
@@ -29,13 +29,12 @@ from pocket_assets.defs.jobs import BUILD_CORPUS, build_corpus_job, export_corpu
 from pocket_assets.defs.partition_sync import forget_pdfs, vanished_pdfs
 from pocket_assets.defs.partitions import pdf_partitions, range_size
 from pocket_assets.defs.ranges import run_requests
-from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets.defs.resources import CorpusPaths, SettingResources
 from pocket_assets.defs.scan_cursor import decode_states, dumps, encode_states, loads
-from pocket_assets.defs.staleness import pdf_staleness
-from pocket_assets.runstate.corpus_scan import scan_corpus
-from pocket_assets.runstate.duplicates import duplicate_pdfs
-from pocket_assets.runstate.export_state import export_fingerprint, exported_fingerprint
-from pocket_assets.runstate.stages import EXPORTED, STAGES
+from pocket_assets.export.fingerprint import export_fingerprint, exported_fingerprint
+from pocket_assets.stages.corpus_scan import scan_corpus
+from pocket_assets.stages.duplicates import duplicate_pdfs
+from pocket_assets.stages.registry import STAGES, VALIDATED_CHUNKS
 
 # Runs not finished yet, whatever launched them (a backfill from the asset graph runs under another job name).
 _UNFINISHED = RunsFilter(
@@ -68,7 +67,9 @@ def raw_pdf_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> Sens
     duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
     candidates = sorted({*changes.added, *changes.changed, *new_partitions} - set(duplicates))
     if context.cursor is None:
-        verdicts = pdf_staleness(paths, {key: changes.states[key].sha256 for key in candidates})
+        verdicts = SettingResources.from_environment().staleness(
+            paths.store(), {key: changes.states[key].sha256 for key in candidates}
+        )
         candidates = [verdict.partition_key for verdict in verdicts if verdict.stale]
     ordered = [key for key in registered if key in changes.states] + new_partitions
     requests = run_requests(ordered, {key: changes.states[key].sha256 for key in candidates}, range_size(), BUILD_CORPUS)
@@ -100,7 +101,7 @@ def corpus_export_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -
     keys = paths.scan().keys
     store = paths.store()
     exported = exported_fingerprint(paths.output_path)
-    if exported is None and not any(store.manifest(EXPORTED, key) is not None for key in keys):
+    if exported is None and not any(store.manifest(VALIDATED_CHUNKS, key) is not None for key in keys):
         # A deployment's first start: an export now would publish empty files, every PDF "never built".
         return SkipReason(f"none of the {len(keys)} PDF(s) built yet and no export made: nothing to export")
     fingerprint = export_fingerprint(store, keys, paths.export_strict)

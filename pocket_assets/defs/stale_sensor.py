@@ -10,15 +10,11 @@ from __future__ import annotations
 from dagster import AssetObservation, DefaultSensorStatus, SensorEvaluationContext, SensorResult, sensor
 
 from pocket_assets.defs.partitions import pdf_partitions
-from pocket_assets.defs.resources import CorpusPaths, environment_versions
+from pocket_assets.defs.resources import CorpusPaths, SettingResources, environment_versions
 from pocket_assets.defs.scan_cursor import decode_states, digest, dumps, encode_states, loads
-from pocket_assets.defs.staleness import pdf_staleness
-from pocket_assets.runstate.corpus_scan import scan_corpus
-from pocket_assets.runstate.stages import EXPORTED
-from pocket_assets.runstate.staleness import describe
-
-# Where the verdict is shown: the stage whose good output is exported.
-OBSERVED = EXPORTED
+from pocket_assets.stages.corpus_scan import scan_corpus
+from pocket_assets.stages.registry import VALIDATED_CHUNKS
+from pocket_assets.stages.staleness import describe
 
 
 @sensor(
@@ -36,14 +32,14 @@ def stale_pdfs(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorRe
     changes = scan_corpus(paths.raw_path, known)
     versions = environment_versions()
     sources = {key: file_state.sha256 for key, file_state in changes.states.items()}
-    verdicts = pdf_staleness(paths, sources)
+    verdicts = SettingResources.from_environment().staleness(paths.store(), sources)
     reported: dict[str, str] = state.get("reported", {})
     current = {verdict.partition_key: "; ".join(verdict.reasons) for verdict in verdicts}
     registered = set(context.instance.get_dynamic_partitions(pdf_partitions.name))
-    code_version = versions[OBSERVED]
+    code_version = versions[VALIDATED_CHUNKS]
     events = [
         AssetObservation(
-            asset_key=OBSERVED.name,
+            asset_key=VALIDATED_CHUNKS.name,
             partition=key,
             metadata={
                 "stale": bool(reasons),

@@ -12,8 +12,6 @@ the same kind of text.
 from __future__ import annotations
 
 import dataclasses
-import json
-import re
 from pathlib import Path
 
 import pytest
@@ -25,7 +23,6 @@ from pocket_assets.core.chunking.context import document_title
 from pocket_assets.core.chunking.embed_text import line_text
 from pocket_assets.core.chunking.sections import article_number, build_section_index, heading_title, paragraph_article
 from pocket_assets.core.document import canonical_text
-from pocket_assets.core.export.corpus_files import MODE_B_FILE, SDK_FILE, parse_sdk_file, write_corpus_exports
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.extract.headings import numbered_capitals, reads_as_long_title
 from pocket_assets.core.extract.numbering import opens_annex, read_label
@@ -38,7 +35,6 @@ from pocket_assets_tests.core.test_chunker_properties import SETTINGS, paragraph
 from pocket_assets_tests.pdf_factory import word_export_pdf
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-EXPECTATIONS = Path(__file__).resolve().parents[2] / "pocket_assets" / "expectations"
 REGS = sorted(path.name for path in REAL.glob("regs-*.pdf"))
 
 
@@ -309,15 +305,3 @@ def test_labels_read_without_a_space_or_with_a_word_processor_s_dash() -> None:
 )
 def test_the_line_the_phone_embeds_holds_no_markdown_marks(text: str, line: str) -> None:
     assert line_text(text) == line
-
-
-def test_sdk_lines_of_a_real_page_hold_no_marks_and_the_corpus_json_keeps_the_markdown(
-    tmp_path: Path, counter: TokenCounter
-) -> None:
-    path = REAL / "regs-two-column-subheads.pdf"
-    children = chunked(path, counter).children
-    exports = write_corpus_exports("fr", list(children), tmp_path, "2026-01-14T10:30:00Z", EXPECTATIONS)
-    lines = parse_sdk_file(exports.paths[SDK_FILE], has_context=True)
-    assert lines and not any(re.search(r"(?:^|\s)(?:#{1,6}|-)\s", line.text) for line in lines)
-    records = json.loads(exports.paths[MODE_B_FILE].read_text(encoding="utf-8"))["chunks"]
-    assert any(record["text"].startswith("# Objet\n\n## Article 1er") for record in records)

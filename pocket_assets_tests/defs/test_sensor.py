@@ -9,8 +9,8 @@ from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.ranges import PDFS_TAG, run_tags
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.sensors import corpus_export_sensor, raw_pdf_sensor
-from pocket_assets.runstate.stages import RAW_PDF, VALIDATED_CHUNKS
-from pocket_assets.runstate.storage import PartitionManifest
+from pocket_assets.stages.registry import RAW_PDF, VALIDATED_CHUNKS
+from pocket_assets.stages.store import PartitionManifest
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
 from pocket_assets_tests.pdf_factory import small_corpus, text_pdf
 

@@ -8,7 +8,7 @@ from pocket_assets.core.raw_folder import sha256_file
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.resources import CorpusPaths, environment_versions
 from pocket_assets.defs.stale_sensor import stale_pdfs
-from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest
+from pocket_assets.stages.store import STATUS_OK, PartitionManifest
 from pocket_assets_tests.pdf_factory import text_pdf
 
 

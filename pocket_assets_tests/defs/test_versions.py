@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from dagster import instance_for_test
 
-from pocket_assets.defs.cli_build import list_stale, run_build
+from pocket_assets.cli.build import run_build
+from pocket_assets.cli.stale import list_stale
 from pocket_assets.defs.resources import (
     CorpusPaths,
     DeviceProfileResource,
@@ -24,8 +25,7 @@ from pocket_assets.defs.resources import (
     SummarizerResource,
     environment_versions,
 )
-from pocket_assets.defs.staleness import pdf_staleness
-from pocket_assets.runstate.stages import PAGES, PARENTS, STAGES
+from pocket_assets.stages.registry import PAGES, PARENTS, STAGES
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus
 
@@ -44,8 +44,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> CorpusPaths:
     return paths
 
 
-def _stale(paths: CorpusPaths, resources=None) -> dict[str, str]:
-    return {v.partition_key: v.reasons[0] for v in pdf_staleness(paths, resources=resources) if v.stale}
+def _stale(paths: CorpusPaths, resources: SettingResources | None = None) -> dict[str, str]:
+    verdicts = (resources or SettingResources.from_environment()).staleness(paths.store(), paths.sources())
+    return {v.partition_key: v.reasons[0] for v in verdicts if v.stale}
 
 
 def test_nothing_changed_nothing_stale(built: CorpusPaths, capsys: pytest.CaptureFixture[str]) -> None:
