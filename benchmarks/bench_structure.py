@@ -530,7 +530,7 @@ def main() -> None:
     parser.add_argument("--outside", type=Path, nargs="*", default=[],
                         help="PDFs with an outline outside ../shared, in neither half (e.g. /usr/share/doc/*/*.pdf)")
     parser.add_argument("--only", choices=("regs", "outline", "wild"))
-    parser.add_argument("--no-scale", action="store_true", help="leave out corpus-scale's outlines (refman, 2,415 pages)")
+    parser.add_argument("--no-scale", action="store_true", help="leave out corpus-scale (refman, 2,415 pages)")
     parser.add_argument("-v", "--verbose", action="store_true", help="misses, extras and leaks on stderr")
     arguments = parser.parse_args()
     counter = load_tokenizer()

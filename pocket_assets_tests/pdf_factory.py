@@ -301,7 +301,9 @@ def tagged_pdf(path: Path, blocks: Sequence[tuple[str, str]], role_map: dict[str
     elements = []
     for mcid, (tag, _) in enumerate(blocks):
         element = document.get_new_xref()
-        document.update_object(element, f"<< /Type /StructElem /S /{tag} /P {root} 0 R /Pg {page.xref} 0 R /K {mcid} >>")
+        document.update_object(
+            element, f"<< /Type /StructElem /S /{tag} /P {root} 0 R /Pg {page.xref} 0 R /K {mcid} >>"
+        )
         elements.append(f"{element} 0 R")
     parents = document.get_new_xref()
     document.update_object(parents, f"<< /Nums [0 [{' '.join(elements)}]] >>")

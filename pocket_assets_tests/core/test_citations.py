@@ -95,7 +95,9 @@ def test_every_child_opening_with_an_article_heading_carries_that_article(name: 
 def test_an_unlabelled_heading_over_an_article_files_its_passage_under_that_article(counter: TokenCounter) -> None:
     """corpus-regs 08: `# Composition et adhésion ## Article 3 La fédération ...` was article 2's."""
     result = chunked(REAL / "regs-two-column-subheads.pdf", counter)
-    grouped = [child for child in result.children if child.text.startswith("# ") and "\n\n## Article" in child.text[:60]]
+    grouped = [
+        child for child in result.children if child.text.startswith("# ") and "\n\n## Article" in child.text[:60]
+    ]
     assert [(child.section_path[-1], child.article_num) for child in grouped] == [
         ("Article 1er", "1"), ("Article 3", "3"), ("Article 4", "4"), ("Article 5", "5"), ("Article 6", "6"),
         ("Article 7", "7"),
@@ -165,7 +167,9 @@ def test_property_a_child_opening_with_an_article_heading_carries_its_number(pag
 def test_property_real_regulation_pages_at_any_size(name, page_mode, child_tokens):
     path = REAL / name
     pages = extract_pages(path)
-    policy = dataclasses.replace(ChunkPolicy(page_mode=page_mode), child_tokens=child_tokens, child_overlap=child_tokens // 8)
+    policy = dataclasses.replace(
+        ChunkPolicy(page_mode=page_mode), child_tokens=child_tokens, child_overlap=child_tokens // 8
+    )
     result = chunk_document(inspect_pdf(path, f"fr/{name}"), pages, policy, load_tokenizer())
     assert_children_carry_their_opening_article(result, pages)
 
@@ -277,7 +281,7 @@ def test_a_long_title_in_capitals_is_the_document_s_first_heading_and_its_name(t
     [
         (TITLE, 3, True),
         ("RÈGLEMENT INTÉRIEUR", 1, False),  # short: a heading by the capitals rule already
-        ("LE PRÉSENT DOCUMENT EST CONFIDENTIEL ET NE PEUT ÊTRE REPRODUIT SANS AUTORISATION ÉCRITE DE L'AUTEUR.", 3, False),
+        ("LE PRÉSENT DOCUMENT EST CONFIDENTIEL ET NE PEUT ÊTRE REPRODUIT SANS L'ACCORD DE L'AUTEUR.", 3, False),
         ("TABLE 4: STATE-WISE DECADAL GROWTH RATE OF POPULATION IN THE STATES AND UNION TERRITORIES", 3, False),
         ("A1 B1 C1 D1 E1 F1 C2 D2 F2 C3 D3 F3", 3, False),
         ("TITRE II DISPOSITIONS RELATIVES AUX ORGANES DISCIPLINAIRES DE PREMIÈRE INSTANCE ET D'APPEL", 3, False),
@@ -296,8 +300,8 @@ def test_labels_read_without_a_space_or_with_a_word_processor_s_dash() -> None:
     ("text", "line"),
     [
         ("# TITRE II\n\n### Article 5\n\nLa licence est délivrée.", "TITRE II Article 5 La licence est délivrée."),
-        ("Les sanctions sont :\n- l'avertissement ;\n- le blâme.", "Les sanctions sont : l'avertissement ; le blâme."),
-        ("\\1. Le texte d'un paragraphe qui commence par un nombre.", "1. Le texte d'un paragraphe qui commence par un nombre."),
+        ("Sanctions :\n- l'avertissement ;\n- le blâme.", "Sanctions : l'avertissement ; le blâme."),
+        ("\\1. Un paragraphe ouvert par un nombre.", "1. Un paragraphe ouvert par un nombre."),
         ("| Lettre | Ressource |\n|---|---|\n| a) | Revenu |", "| Lettre | Ressource | | a) | Revenu |"),
         ("```\nx <- 1:10\n```", "x <- 1:10"),
         ("-5 degrés, 3 - 2 = 1", "-5 degrés, 3 - 2 = 1"),  # no mark: a sign, a minus

@@ -81,7 +81,7 @@ def reads_as_heading(text: str, line_count: int) -> bool:
     rest = text.lstrip("#\\ ")[len(label.text) :].lstrip(f" .:{DASHES}") if label else text
     words = rest.split()
     if label is not None and (not words or not words[0][:1].islower()):
-        if label.kind != DECIMAL:  # (a sentence run into its article, `Art. 7.- Le siège est fixé à Paris.`, is text)
+        if label.kind != DECIMAL:  # (a sentence run into its article, `Art. 7.- Le siège est à Paris.`, is text)
             return len(words) <= MAX_TITLE_WORDS and not (len(words) > MAX_RUN_IN_TITLE_WORDS and rest.endswith("."))
         if label.depth == 1 and (len(label.number) > MAX_BARE_NUMBER_DIGITS or not words or not words[0][:1].isupper()):
             return False  # "2024. A year ...", "2 - 3 joueurs": a year, a range, not a part
@@ -96,7 +96,7 @@ def reads_as_heading(text: str, line_count: int) -> bool:
 
 
 def numbered_capitals(text: str) -> bool:
-    """A numbered title in capitals: `1.2. COUVERTURE RADIOÉLECTRIQUE`, `9.2.1. PRINCIPES GÉNÉRAUX`, `2. DISPONIBILITÉ`.
+    """A numbered title in capitals: `1.2. COUVERTURE RADIOÉLECTRIQUE`, `9.2.1. PRINCIPES GÉNÉRAUX`, `2. QUALITÉ`.
 
     Such a line is a heading wherever it stands, as the first of its series is: after a list, glued to
     the paragraph before it or to the heading above it. Neither list items nor wrapped sentences are

@@ -68,9 +68,8 @@ def outline_matches(scan: PageScan, paragraphs: Sequence[Paragraph]) -> dict[int
 
     def tier(index: int, paragraph: Paragraph) -> int:
         first = paragraph.first
-        if scan.margin_position(first) is not None:
-            return 2
-        if index in (0, last) and len(paragraph.lines) == 1 and first.spread and _PAGE_NUMBERED.search(first.text.strip()):
+        page_numbered = first.spread and len(paragraph.lines) == 1 and bool(_PAGE_NUMBERED.search(first.text.strip()))
+        if scan.margin_position(first) is not None or (index in (0, last) and page_numbered):
             return 2
         return 1 if all(line.mono and not line.bold for line in paragraph.lines) else 0
 
@@ -78,7 +77,8 @@ def outline_matches(scan: PageScan, paragraphs: Sequence[Paragraph]) -> dict[int
     for index, paragraph in enumerate(paragraphs):
         text = paragraph_text(paragraph)
         short = len(paragraph.lines) <= MAX_HEADING_LINES and len(text) <= MAX_HEADING_CHARS
-        candidates.append(Candidate(text, tier(index, paragraph), bool(paragraph.first.lead) or paragraph.first.spread or short))
+        run_in = bool(paragraph.first.lead) or paragraph.first.spread or short
+        candidates.append(Candidate(text, tier(index, paragraph), run_in))
     return match_outline(scan.outline, candidates)
 
 
@@ -194,9 +194,9 @@ def _set_apart_label_lines(paragraphs: list[Paragraph]) -> list[Paragraph]:
     that happens to open a line with a number fails the last two: it fills the column, or goes on in
     the next line. A numbered title in capitals (`numbered_capitals`) needs none of that, and a
     bold line below another is cut alike: "1. OBLIGATIONS" and "1.1. COUVERTURE" set one under the
-    other are two headings, "Article 1er" over "Objet" one. A longer line that opens with a label (`Art. 14. - Le bureau ...`, `4.1 Chaque
-    ...`) after a sentence ended by the author starts a paragraph, so its number opens a line of
-    the text, where article numbers are read.
+    other are two headings, "Article 1er" over "Objet" one. A longer line that opens with a label
+    (`Art. 14. - Le bureau ...`, `4.1 Chaque ...`) after a sentence ended by the author starts a
+    paragraph, so its number opens a line of the text, where article numbers are read.
     """
     lines = [line for paragraph in paragraphs for line in paragraph.lines]
     result: list[Paragraph] = []
@@ -229,7 +229,7 @@ def _is_label_line(lines: tuple[Line, ...], index: int, page_lines: list[Line]) 
     if line.mono or line.margin_label or not _MAY_OPEN_LABEL.match(text) or read_label(text) is None:
         return False
     if line.bold and index == 0:
-        return False  # (bold lines are cut from regular text by their style; "Article 1er" over its title is one heading)
+        return False  # (bold lines are cut from regular text by their style; "Article 1er" over its title is one)
     if not reads_as_heading_line(text, spread=True):  # (a number at the end: a contents entry)
         return False
     if numbered_capitals(text):
