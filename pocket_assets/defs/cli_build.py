@@ -25,15 +25,14 @@ from pocket_assets.defs.instance_lock import open_instance
 from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS
 from pocket_assets.defs.partition_sync import forget_pdfs, register_pdfs, vanished_pdfs
 from pocket_assets.defs.partitions import pdf_partitions, range_size
+from pocket_assets.defs.planning import plan_folder
 from pocket_assets.defs.ranges import pdf_ranges, run_tags
 from pocket_assets.defs.resources import CorpusPaths, default_paths, environment_versions
-from pocket_assets.defs.staleness import current_sources, pdf_staleness
-from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence
 from pocket_assets.runstate.export_state import export_fingerprint, exported_fingerprint
 from pocket_assets.runstate.output_folder import OutputFolderRefused
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
+from pocket_assets.runstate.planner import describe, duplicate_sentence
 from pocket_assets.runstate.stages import SOURCE, STAGES, Stage
-from pocket_assets.runstate.staleness import describe
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 
 CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
@@ -88,17 +87,15 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: 
 
 def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str], every: bool) -> int:
     scan = paths.scan()
-    register_pdfs(instance, scan.keys)
-    sources = current_sources(paths, scan.keys)
-    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
+    plan, _ = plan_folder(paths)
+    register_pdfs(instance, plan.partition_keys)
+    duplicates = plan.duplicates
     if pdfs:
         wanted, up_to_date = [_partition_key(paths.raw_path, pdf, scan, duplicates) for pdf in pdfs], []
     elif every:
-        wanted, up_to_date = [key for key in scan.keys if key not in duplicates], []
+        wanted, up_to_date = plan.partition_keys, []
     else:
-        verdicts = [verdict for verdict in pdf_staleness(paths, sources) if verdict.partition_key not in duplicates]
-        wanted = [verdict.partition_key for verdict in verdicts if verdict.stale]
-        up_to_date = [verdict.partition_key for verdict in verdicts if not verdict.stale]
+        wanted, up_to_date = [pdf.key for pdf in plan.to_build], [pdf.key for pdf in plan.up_to_date]
     stages = tuple(stage for stage in STAGES if not select or stage.name in select)
     exporting = not select or "android_export" in select
     definitions = build_definitions(paths, loggers={"console": cli_console})
@@ -246,12 +243,16 @@ def list_stale(raw_dir: str | None, output_dir: str | None) -> int:
         print(error)
         return 2
     versions = environment_versions()
-    verdicts = pdf_staleness(paths)
-    stale = [verdict for verdict in verdicts if verdict.stale]
-    print(f"{len(stale)} of {len(verdicts)} PDF(s) in {paths.raw_path} to build; current versions:")
+    plan, _ = plan_folder(paths)
+    to_build = plan.to_build
+    print(f"{len(to_build)} of {len(plan.partition_keys)} PDF(s) in {paths.raw_path} to build; current versions:")
     print("\n".join(f"  {stage}: {version}" for stage, version in versions.items() if version))
-    if stale:
-        print(describe(stale))
+    if to_build:
+        print(describe(to_build))
+    for key, original in sorted(plan.duplicates.items()):
+        print(duplicate_sentence(key, original))
+    for _, why in plan.not_built:
+        print(why)
     return 0
 
 

@@ -137,6 +137,7 @@ class StageResult:
     status: str
     reason: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    source_sha256: str | None = None  # the PDF's sha256 a good output was built from
 
     @property
     def ok(self) -> bool:
@@ -469,7 +470,7 @@ def _store(plan: BuildPlan, stage: Stage, key: str, output: StageOutput) -> Stag
             extra={**output.extra, SETTINGS: _recorded_settings(plan, stage)},
         ),
     )
-    return StageResult(stage, STATUS_OK, None, {"dagster/row_count": rows, **output.metadata})
+    return StageResult(stage, STATUS_OK, None, {"dagster/row_count": rows, **output.metadata}, sha256)
 
 
 def _record(

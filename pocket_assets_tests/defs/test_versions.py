@@ -24,7 +24,7 @@ from pocket_assets.defs.resources import (
     SummarizerResource,
     environment_versions,
 )
-from pocket_assets.defs.staleness import pdf_staleness
+from pocket_assets.defs.planning import plan_folder
 from pocket_assets.runstate.stages import PAGES, PARENTS, STAGES
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus
@@ -45,7 +45,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> CorpusPaths:
 
 
 def _stale(paths: CorpusPaths, resources=None) -> dict[str, str]:
-    return {v.partition_key: v.reasons[0] for v in pdf_staleness(paths, resources=resources) if v.stale}
+    return {pdf.key: pdf.reasons[0] for pdf in plan_folder(paths, resources=resources)[0].to_build}
 
 
 def test_nothing_changed_nothing_stale(built: CorpusPaths, capsys: pytest.CaptureFixture[str]) -> None:

@@ -43,12 +43,12 @@ from pocket_assets.core.quality.validation import corpus_frame_columns, corpus_i
 from pocket_assets.core.raw_folder import corpus_of
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import CorpusPaths, DeviceProfileResource, GatesResource
-from pocket_assets.runstate.duplicates import duplicate_pdfs, duplicate_sentence
 from pocket_assets.runstate.export_lock import export_lock
 from pocket_assets.runstate.export_pieces import ValidatedFile, read_validated, stored_pieces, validated_chunks_as_read
 from pocket_assets.runstate.export_selection import select_for_export
 from pocket_assets.runstate.export_state import export_fingerprint, record_export
 from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings
+from pocket_assets.runstate.planner import duplicate_sentence, duplicates_within_corpus
 from pocket_assets.runstate.sources import current_sha256
 from pocket_assets.runstate.stages import EXPORTED, STAGES
 from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
@@ -84,7 +84,10 @@ def android_export(
     store = paths.store()
     scan = paths.scan()
     fingerprint = export_fingerprint(store, scan.keys, paths.export_strict)
-    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(current_sha256(store, paths.raw_path, scan.keys))
+    duplicates = (
+        {} if paths.keep_duplicates
+        else duplicates_within_corpus(current_sha256(store, paths.raw_path, scan.keys), paths.corpus_names)
+    )
     selection = select_for_export(store, [key for key in scan.keys if key not in duplicates])
     suite_columns = corpus_frame_columns(gates.expectations_path)
     held = tuple(dict.fromkeys(KEY_COLUMNS + suite_columns))

@@ -11,8 +11,17 @@ build or backfill.
 from collections.abc import Iterator
 from functools import partial
 
-from dagster import AssetCheckResult, AssetExecutionContext, AssetKey, AssetSpec, multi_asset
+from dagster import (
+    AssetCheckResult,
+    AssetExecutionContext,
+    AssetKey,
+    AssetMaterialization,
+    AssetObservation,
+    AssetSpec,
+    multi_asset,
+)
 
+from pocket_assets.defs.assets.pdf_file import PDF_FILE
 from pocket_assets.defs.gate_checks import CHECK_SPECS, gate_check_results
 from pocket_assets.defs.partitions import pdf_partitions, range_backfill_policy, stage_spec
 from pocket_assets.defs.pdf_events import PdfEvents
@@ -48,6 +57,7 @@ def stage_specs() -> list[AssetSpec]:
     return [
         stage_spec(
             RAW_PDF,
+            deps=[PDF_FILE],
             group_name="ingest",
             kinds={"pdf", "parquet"},
             code_version=versions[RAW_PDF],
@@ -115,7 +125,7 @@ def pdf_stages(
     summarizer: SummarizerResource,
     gates: GatesResource,
     workers: WorkersResource,
-) -> Iterator[AssetCheckResult]:
+) -> Iterator[AssetCheckResult | AssetMaterialization | AssetObservation]:
     stages = tuple(stage for stage in STAGES if AssetKey(stage.name) in context.selected_asset_keys)
     settings = SettingResources(extraction, tokenizer, chunk_policy, device, summarizer, gates)
     policy = chunk_policy.policy(tokenizer, device)
@@ -141,13 +151,13 @@ def pdf_stages(
         context.log.info(f"removed {leftover.name}, a temp file of a build that was killed")
     counts = page_counts(store, context.partition_keys)
     keys = sorted(context.partition_keys, key=lambda key: (-counts[key], key))  # the longest first
-    events = PdfEvents(context, stages, len(keys))
+    events = PdfEvents(context, stages, len(keys), plan.versions)
     suite = SuiteBatches(plan, gates.gates()) if VALIDATED_CHUNKS in stages else None
     for outcome in build_in_pool(partial(build_pdf, plan), keys, workers.count(), partial(record_death, plan)):
-        events.record(outcome)
+        yield from events.record(outcome)
         for verdict in suite.add(outcome) if suite else ():
-            events.record(verdict)
+            yield from events.record(verdict)
     for verdict in suite.flush() if suite else ():
-        events.record(verdict)
+        yield from events.record(verdict)
     yield from gate_check_results(context, store, events.failed())
     events.finish(keys)
