@@ -5,7 +5,7 @@ nothing: a PDF dropped in becomes a partition, a removed one (or a copy of anoth
 corpus, or a key typed by hand that names no PDF) is deleted with its stage files, each file is
 observed as `pdf_file` with its sha256 (so an edited PDF turns its partitions stale), and the
 plan's verdict (`up_to_date` on `validated_chunks`) is recorded whenever it changes. When it
-deleted a partition, it requests the export.
+deleted a partition the export shipped, it requests the export.
 
 `build_changed_pdfs` (off by default) also builds: every tick, the PDFs the plan says are missing,
 changed, failed or built with other settings, in ranges of PDFs.
@@ -62,7 +62,7 @@ _BUILT_OR_EXPORTED = frozenset({AssetKey(stage.name) for stage in STAGES} | {Ass
     description="Keeps the partitions equal to the raw folder, building nothing: a new PDF becomes a partition, a "
     "removed one (or a copy of another PDF of its corpus, or a key that names no PDF) is deleted with its stage "
     "files, each file is observed as pdf_file with its sha256 (an edited PDF turns stale), and the PDFs to build "
-    "are listed in the up_to_date check of validated_chunks. Requests the export when it deleted a partition.",
+    "are listed in the up_to_date check of validated_chunks. Requests the export when it deleted a partition the export shipped.",
 )
 def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorResult:
     cursor = loads(context.cursor)
@@ -79,8 +79,9 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
     verdicts = plan_digest(plan)
     events = [*observations, *([up_to_date_evaluation(plan)] if cursor.get("verdicts") != verdicts else [])]
     requests = []
-    if removed:
-        fingerprint = export_fingerprint(paths.store(), plan.partition_keys, paths.export_strict)
+    fingerprint = export_fingerprint(paths.store(), plan.partition_keys, paths.export_strict)
+    exported = exported_fingerprint(paths.output_path)
+    if removed and exported is not None and fingerprint != exported:  # a PDF the export shipped is gone
         requests.append(RunRequest(run_key=f"export@{fingerprint}"))
     summary = (
         f"{len(partitions)} PDF(s) in {paths.raw_path}: {len(added)} added, {len(removed)} removed, "

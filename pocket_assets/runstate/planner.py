@@ -9,8 +9,9 @@ the folder's scan, each file's sha256 now (`sources.current_sha256`, the one cha
 and the settings a build started now would use.
 
 A copy is judged within its corpus only: the same bytes under two names of one corpus are
-one document (the first key is built, the other named as its copy), while the same file in
-`fr/` and `intl/` belongs to both corpora, each shipping it in its own export.
+one document (the one already built stays, else the first key; the other is named as its
+copy), while the same file in `fr/` and `intl/` belongs to both corpora, each shipping it in
+its own export.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pocket_assets.core.raw_folder import RawFolderScan, corpus_of
-from pocket_assets.runstate.stages import Setting, Stage
+from pocket_assets.runstate.stages import RAW_PDF, Setting, Stage
 from pocket_assets.runstate.staleness import partition_staleness
-from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def plan_corpus(
     """The plan for the folder `scan` saw: `sha256` holds each PDF's digest now (a PDF missing from it vanished or
     could not be read since the scan, and is not planned); `versions` and `settings` are a build's now."""
     present = {key: sha256[key] for key in scan.keys if key in sha256}
-    duplicates = {} if keep_duplicates else duplicates_within_corpus(present, corpora)
+    duplicates = {} if keep_duplicates else duplicates_within_corpus(store, present, corpora)
     pdfs = []
     for key, digest in sorted(present.items()):
         if key in duplicates:
@@ -91,15 +92,25 @@ def plan_corpus(
     return CorpusPlan(tuple(pdfs), scan.refused + scan.ignored)
 
 
-def duplicates_within_corpus(sha256_by_key: Mapping[str, str], corpora: Sequence[str]) -> dict[str, str]:
-    """Each copy's key to the key kept: the first key, in order, with the same bytes in the same corpus."""
-    kept: dict[tuple[str, str], str] = {}
-    duplicates = {}
+def duplicates_within_corpus(
+    store: PartitionStore, sha256_by_key: Mapping[str, str], corpora: Sequence[str]
+) -> dict[str, str]:
+    """Each copy's key to the key kept for the same bytes in the same corpus: the one already built from those
+    bytes (a copy arriving later, whatever its name, takes nothing from it), else the first key in order."""
+    groups: dict[tuple[str, str], list[str]] = {}
     for key in sorted(sha256_by_key):
-        original = kept.setdefault((corpus_of(key, corpora), sha256_by_key[key]), key)
-        if original != key:
-            duplicates[key] = original
+        groups.setdefault((corpus_of(key, corpora), sha256_by_key[key]), []).append(key)
+    duplicates = {}
+    for (_, sha256), keys in groups.items():
+        built = [key for key in keys if _built_from(store, key, sha256)]
+        kept = (built or keys)[0]
+        duplicates.update({key: kept for key in keys if key != kept})
     return duplicates
+
+
+def _built_from(store: PartitionStore, key: str, sha256: str) -> bool:
+    manifest = store.manifest(RAW_PDF, key) if store.accepts(key) else None
+    return manifest is not None and manifest.status == STATUS_OK and manifest.source_sha256 == sha256
 
 
 def duplicate_sentence(key: str, original: str) -> str:

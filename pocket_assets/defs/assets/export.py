@@ -86,7 +86,7 @@ def android_export(
     fingerprint = export_fingerprint(store, scan.keys, paths.export_strict)
     duplicates = (
         {} if paths.keep_duplicates
-        else duplicates_within_corpus(current_sha256(store, paths.raw_path, scan.keys), paths.corpus_names)
+        else duplicates_within_corpus(store, current_sha256(store, paths.raw_path, scan.keys), paths.corpus_names)
     )
     selection = select_for_export(store, [key for key in scan.keys if key not in duplicates])
     suite_columns = corpus_frame_columns(gates.expectations_path)
