@@ -27,7 +27,6 @@ from pocket_assets.defs.resources import (
 )
 from pocket_assets.defs.schedules import corpus_refresh
 from pocket_assets.defs.sensors import build_changed_pdfs, corpus_export_sensor, pdf_folder_sensor
-from pocket_assets.defs.up_to_date_check import up_to_date
 
 ASSETS = [pdf_file, pdf_stages, android_export, retrieval_eval, child_embeddings]
 
@@ -57,7 +56,6 @@ def build_definitions(paths: CorpusPaths | None = None, loggers: dict[str, Logge
         assets=ASSETS,
         jobs=[build_corpus_job, export_corpus_job],
         schedules=[corpus_refresh],
-        asset_checks=[up_to_date],
         sensors=[pdf_folder_sensor, build_changed_pdfs, corpus_export_sensor],
         resources=build_resources(paths),
         executor=in_process_executor,

@@ -26,7 +26,7 @@ from dagster import AssetExecutionContext, AssetMaterialization, AssetObservatio
 
 from pocket_assets.defs.provenance import observed_sha256, pdf_file_observation, provenance_tags
 from pocket_assets.defs.run_progress import ProgressLog
-from pocket_assets.runstate.pdf_build import Markdown, PdfOutcome, StageResult
+from pocket_assets.runstate.pdf_build import STATUS_DUPLICATE, Markdown, PdfOutcome, StageResult
 from pocket_assets.runstate.stages import RAW_PDF, Stage
 from pocket_assets.runstate.storage import STATUS_SKIPPED
 
@@ -78,7 +78,7 @@ class PdfEvents:
         if outcome.key not in self._done:  # its build: the suite's verdict on its chunks may come later
             self._done.add(outcome.key)
             built = ", ".join(f"{r.stage} {r.metadata.get('dagster/row_count', 0)} rows" for r in outcome.results if r.ok)
-            what = f"FAILED at {failure.stage}" if failed and failure is not None else built or "nothing built"
+            what = f"FAILED at {failure.stage}" if failed and failure is not None else built or outcome.results[0].reason
             waiting = "; its chunks wait for the gates' suite" if outcome.judged is not None else ""
             self._progress.done(f"{outcome.key}: {what} in {outcome.seconds} s{waiting}", failed)
         elif failed:
@@ -96,7 +96,14 @@ class PdfEvents:
         """Each PDF that did not pass every selected stage: its first stage that did not succeed."""
         failed = {}
         for key, results in sorted(self._results.items()):
-            first = next((results[stage] for stage in self._stages if stage in results and not results[stage].ok), None)
+            first = next(
+                (
+                    results[stage]
+                    for stage in self._stages
+                    if stage in results and not results[stage].ok and results[stage].status != STATUS_DUPLICATE
+                ),
+                None,
+            )
             if first is not None:
                 failed[key] = first
         return failed

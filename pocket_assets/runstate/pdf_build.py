@@ -92,6 +92,8 @@ from pocket_assets.runstate.storage import (
     stage_file_stem,
 )
 
+# A stage not built because its PDF is a copy of another (no manifest is written: the copy has no stage files).
+STATUS_DUPLICATE = "duplicate"
 # Chunks per suite validation: ~0.2 s a validation plus ~0.2 ms a chunk; bounds the rows the run's process holds.
 SUITE_BATCH_CHUNKS = 4000
 FINDINGS = "gate_failures"  # the `validated_chunks` manifest's `extra` entry holding a PDF's findings
@@ -127,6 +129,7 @@ class BuildPlan:
     chunk_schema: Validator
     reports_dir: Path
     export_schemas: Path  # the chunk and HEPilot schemas a PDF's export piece is validated against
+    duplicates: Mapping[str, str] = field(default_factory=dict)  # a copy's key -> the PDF built in its place
 
 
 @dataclass(frozen=True)
@@ -166,8 +169,8 @@ class PdfOutcome:
 
     @property
     def failure(self) -> StageResult | None:
-        """The first stage that did not succeed, if any."""
-        return next((result for result in self.results if not result.ok), None)
+        """The first stage that did not succeed, if any (a copy of another PDF, not built, did not fail)."""
+        return next((result for result in self.results if not result.ok and result.status != STATUS_DUPLICATE), None)
 
 
 @dataclass(frozen=True)
@@ -182,10 +185,14 @@ Builder = Callable[[BuildPlan, str], Mapping[Stage, StageOutput]]
 
 def build_pdf(plan: BuildPlan, key: str) -> PdfOutcome:
     """Every selected stage of one PDF, in lineage order; see the module docstring. A partition key that leaves
-    the raw folder (`fr/../../x.pdf`, added by hand through the API) is refused before anything is read or written."""
+    the raw folder (`fr/../../x.pdf`, added by hand through the API) is refused before anything is read or written;
+    a copy of another PDF of its corpus is not built (skipped, naming the PDF built in its place)."""
     refusal = key_refusal(key, plan.raw_dir)
     if refusal is not None:
         return PdfOutcome(key, tuple(StageResult(stage, STATUS_FAILED, refusal) for stage in plan.stages))
+    if key in plan.duplicates:
+        why = f"not built: a copy of {plan.duplicates[key]} (the same bytes in the same corpus), built in its place"
+        return PdfOutcome(key, tuple(StageResult(stage, STATUS_DUPLICATE, why) for stage in plan.stages))
     started = time.perf_counter()
     results: list[StageResult] = []
     judged: Judged | None = None

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from pocket_assets.core.raw_folder import RawFolderScan, corpus_of
+from pocket_assets.runstate.sources import current_sha256
 from pocket_assets.runstate.stages import RAW_PDF, Setting, Stage
 from pocket_assets.runstate.staleness import partition_staleness
 from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
@@ -106,6 +108,23 @@ def duplicates_within_corpus(
         kept = (built or keys)[0]
         duplicates.update({key: kept for key in keys if key != kept})
     return duplicates
+
+
+def duplicates_among(
+    store: PartitionStore, raw_dir: Path, folder_keys: Sequence[str], keys: Sequence[str], corpora: Sequence[str]
+) -> dict[str, str]:
+    """`duplicates_within_corpus` for `keys` only (a run's PDFs): only files of the size of one of them, in its
+    corpus, are hashed (a copy has the same size), so a run does not read the whole folder."""
+    sizes: dict[str, int] = {}
+    for key in folder_keys:
+        try:
+            sizes[key] = (raw_dir / key).stat().st_size
+        except OSError:
+            continue
+    wanted = {(corpus_of(key, corpora), sizes[key]) for key in keys if key in sizes}
+    candidates = [key for key in sizes if (corpus_of(key, corpora), sizes[key]) in wanted]
+    duplicates = duplicates_within_corpus(store, current_sha256(store, raw_dir, candidates), corpora)
+    return {key: original for key, original in duplicates.items() if key in set(keys)}
 
 
 def _built_from(store: PartitionStore, key: str, sha256: str) -> bool:

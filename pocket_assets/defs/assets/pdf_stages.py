@@ -38,6 +38,7 @@ from pocket_assets.defs.resources import (
     WorkersResource,
 )
 from pocket_assets.runstate.pdf_build import BuildPlan, SuiteBatches, build_pdf, page_counts, record_death
+from pocket_assets.runstate.planner import duplicates_among
 from pocket_assets.runstate.stages import (
     CHILDREN,
     PAGES,
@@ -146,6 +147,9 @@ def pdf_stages(
         chunk_schema=gates.chunk_schema(),
         reports_dir=paths.output_path / "reports" / "validation",
         export_schemas=gates.expectations_path,
+        duplicates={} if paths.keep_duplicates else duplicates_among(
+            store, paths.raw_path, paths.scan().keys, context.partition_keys, paths.corpus_names
+        ),
     )
     for leftover in remove_dead_temps(store.root):
         context.log.info(f"removed {leftover.name}, a temp file of a build that was killed")
@@ -159,5 +163,5 @@ def pdf_stages(
             yield from events.record(verdict)
     for verdict in suite.flush() if suite else ():
         yield from events.record(verdict)
-    yield from gate_check_results(context, store, events.failed())
+    yield from gate_check_results(context, paths, events.failed())
     events.finish(keys)
