@@ -4,7 +4,7 @@ Each line a step logs is an event the run stores in its database (`context.log` 
 instance's event log, and the UI pages through every one), so one line per PDF would be a third
 of a many-PDF run's events. The PDFs done are gathered and written as one line when `interval`
 seconds have passed since the step's last line, and at the step's end: a short run still gets its
-line, a long one a line every few seconds saying how many PDFs of the run are done and how many
+line, the first PDF done its line at once, a long run a line every few seconds saying how many PDFs of the run are done and how many
 failed so far, then each PDF's own outcome. A PDF that fails is also logged at once, on its own
 line, by the caller.
 """
@@ -34,7 +34,7 @@ class ProgressLog:
     _last_line_at: float = field(init=False)
 
     def __post_init__(self) -> None:
-        self._last_line_at = self.clock()  # the step's start: a first PDF that takes long is shown at once
+        self._last_line_at = float("-inf")  # the first PDF done is shown at once: the run is seen moving
 
     def done(self, summary: str, failed: bool = False) -> None:
         """One more PDF of the run is done; `summary` says how (`fr/a.pdf: pages 3 rows in 0.4 s`)."""
