@@ -78,7 +78,8 @@ class PdfEvents:
         if outcome.key not in self._done:  # its build: the suite's verdict on its chunks may come later
             self._done.add(outcome.key)
             built = ", ".join(f"{r.stage} {r.metadata.get('dagster/row_count', 0)} rows" for r in outcome.results if r.ok)
-            what = f"FAILED at {failure.stage}" if failed and failure is not None else built or outcome.results[0].reason
+            reason = outcome.results[0].reason if outcome.results else None  # a copy's: why it was not built
+            what = f"FAILED at {failure.stage}" if failed and failure is not None else built or reason or "read back"
             waiting = "; its chunks wait for the gates' suite" if outcome.judged is not None else ""
             self._progress.done(f"{outcome.key}: {what} in {outcome.seconds} s{waiting}", failed)
         elif failed:

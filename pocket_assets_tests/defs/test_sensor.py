@@ -18,7 +18,8 @@ from pocket_assets_tests.pdf_factory import small_corpus, text_pdf
 
 def _tick(instance: DagsterInstance, paths: CorpusPaths, cursor: str | None) -> SensorResult:
     """One evaluation with a fresh context (as after a daemon restart), its asset events stored as the daemon does."""
-    result = pdf_folder_sensor(build_sensor_context(instance=instance, cursor=cursor, resources={"paths": paths}))
+    with build_sensor_context(instance=instance, cursor=cursor, resources={"paths": paths}) as context:
+        result = pdf_folder_sensor(context)
     for event in result.asset_events:
         if isinstance(event, AssetObservation):
             instance.report_runless_asset_event(event)
@@ -84,7 +85,8 @@ def test_the_build_sensor_builds_what_the_plan_says_in_ranges(instance: DagsterI
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
 
     def tick():
-        return build_changed_pdfs(build_sensor_context(instance=instance, resources={"paths": paths}))
+        with build_sensor_context(instance=instance, resources={"paths": paths}) as context:
+            return build_changed_pdfs(context)
 
     first = tick()
     assert len(first.run_requests) == 1, "PDFs found together are built in one run"
@@ -103,7 +105,8 @@ def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterI
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
 
     def tick():
-        return corpus_export_sensor(build_sensor_context(instance=instance, resources={"paths": paths}))
+        with build_sensor_context(instance=instance, resources={"paths": paths}) as context:
+            return corpus_export_sensor(context)
 
     assert "nothing to export" in tick().skip_message, "no PDF built, no export made: empty files would be published"
     assert materialize_corpus(instance, paths).success

@@ -98,7 +98,8 @@ def test_dagster_and_the_command_line_agree_pdf_by_pdf(tmp_path: Path) -> None:
     try:
         with DagsterInstance.get() as instance:
             paths = CorpusPaths(raw_dir=str(raw), output_dir=str(out))
-            tick = pdf_folder_sensor(build_sensor_context(instance=instance, resources={"paths": paths}))
+            with build_sensor_context(instance=instance, resources={"paths": paths}) as context:
+                tick = pdf_folder_sensor(context)
             for event in tick.asset_events:  # as the daemon stores a sensor's events
                 if isinstance(event, AssetObservation):
                     instance.report_runless_asset_event(event)
