@@ -389,12 +389,12 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
 
     from pocket_assets.core.chunking.chunker import chunk_document
     from pocket_assets.core.chunking.slice_counts import PieceTokens
-    from pocket_assets.core.export.corpus_files import write_corpus_exports
     from pocket_assets.core.extract import extract_pages
     from pocket_assets.core.pdf import inspect_pdf
     from pocket_assets.core.policy import ChunkPolicy
+    from pocket_assets.core.quality.partition_gates import validate_partition
     from pocket_assets.core.quality.report import write_report_html
-    from pocket_assets.core.quality.validation import load_gates, validate_corpus_ids, validate_partition
+    from pocket_assets.core.quality.suites import load_gates, validate_corpus_ids
     from pocket_assets.core.raw_folder import discover_pdfs
     from pocket_assets.core.records import CORPORA as RECORD_CORPORA
     from pocket_assets.core.records import to_dict
@@ -402,7 +402,8 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
     from pocket_assets.core.tables.extractive import ExtractiveSummarizer
     from pocket_assets.core.tables.summaries import summarize_tables
     from pocket_assets.core.tokenizer import load_tokenizer
-    from pocket_assets.runstate.stages import (
+    from pocket_assets.export.writer import write_corpus_exports
+    from pocket_assets.stages.registry import (
         CHILDREN,
         PAGES,
         PARENTS,
@@ -411,13 +412,13 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
         VALIDATED_CHUNKS,
         Stage,
     )
-    from pocket_assets.runstate.storage import STATUS_OK, PartitionManifest, PartitionStore
+    from pocket_assets.stages.store import STATUS_OK, PartitionManifest, PartitionStore
 
     lap("imports")
     counter = load_tokenizer("gemma3")
     policy = ChunkPolicy(tokenizer="gemma3")
     lap("tokenizer_load")
-    gates = load_gates(REPO_ROOT / "pocket_assets" / "expectations")
+    gates = load_gates(REPO_ROOT / "expectations")
     lap("gates_load")
     store = PartitionStore(out_dir / "stages")
     cache = SummaryCache(out_dir / "cache")
@@ -462,7 +463,7 @@ def library_build(raw_dir: Path, out_dir: Path) -> dict[str, float]:
             [c for c in validated if c.corpus == corpus],
             out_dir,
             "2026-01-01T00:00:00Z",
-            REPO_ROOT / "pocket_assets" / "expectations",
+            REPO_ROOT / "expectations",
         )
     lap("exports")
     return {**phases, "pages": page_total, "pdfs_failed": sum(not report.passed for report in reports)}

@@ -35,9 +35,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from pocket_assets.core.records import CORPORA  # noqa: E402
-from pocket_assets.runstate.pdf_notes import EXPORT, pdf_warnings  # noqa: E402
-from pocket_assets.runstate.stages import CHUNK_STAGES, PAGES, RAW_PDF, STAGES  # noqa: E402
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore  # noqa: E402
+from pocket_assets.stages.pdf_notes import EXPORT, pdf_warnings  # noqa: E402
+from pocket_assets.stages.registry import CHUNK_STAGES, PAGES, RAW_PDF, STAGES  # noqa: E402
+from pocket_assets.stages.store import STATUS_OK, PartitionStore  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 DEFAULT_FOLDERS = [SHARED / "corpus", SHARED / "corpus-regs", SHARED / "corpus-wild"]

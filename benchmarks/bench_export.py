@@ -25,12 +25,13 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))  # this checkout's package, not an installed one
 
-from pocket_assets.core.export.corpus_files import KEY_COLUMNS, CorpusParts, export_paths, write_corpus_parts  # noqa: E402
-from pocket_assets.runstate.export_pieces import read_validated, stored_pieces, validated_chunks_as_read  # noqa: E402
-from pocket_assets.runstate.stages import EXPORTED  # noqa: E402
-from pocket_assets.runstate.storage import PartitionStore  # noqa: E402
+from pocket_assets.export.kept_pieces import stored_pieces  # noqa: E402
+from pocket_assets.export.validated_files import read_validated, validated_chunks_as_read  # noqa: E402
+from pocket_assets.export.writer import KEY_COLUMNS, CorpusParts, export_paths, write_corpus_parts  # noqa: E402
+from pocket_assets.stages.registry import VALIDATED_CHUNKS  # noqa: E402
+from pocket_assets.stages.store import PartitionStore  # noqa: E402
 
-SCHEMA_DIR = REPO_ROOT / "pocket_assets" / "expectations"
+SCHEMA_DIR = REPO_ROOT / "expectations"
 NOTES = {"stale": [], "left_out": []}  # what the corpus JSON says of a build where every PDF passed
 
 
@@ -43,7 +44,7 @@ def main() -> None:
     arguments = parser.parse_args()
     built = arguments.output_dir
     store = PartitionStore(built / "stages")
-    folder = store.root / EXPORTED.name
+    folder = store.root / VALIDATED_CHUNKS.name
     keys = sorted(path.relative_to(folder).as_posix().removesuffix(".parquet") for path in folder.rglob("*.parquet"))
     files = {key: read_validated(store, key, KEY_COLUMNS) for key in keys}
     corpora = sorted({key.split("/", 1)[0] for key in keys})
@@ -65,7 +66,7 @@ def main() -> None:
                 parts = CorpusParts(
                     keys={key: file.columns for key, file in shipped.items()},
                     load=load,
-                    shelf=stored_pieces(store, SCHEMA_DIR, shipped) if arguments.kept else None,
+                    piece_cache=stored_pieces(store, SCHEMA_DIR, shipped) if arguments.kept else None,
                 )
                 write_corpus_parts(corpus, parts, out, generated[corpus], SCHEMA_DIR, notes=NOTES)
             seconds.append(time.process_time() - started)

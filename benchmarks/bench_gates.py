@@ -19,17 +19,12 @@ from typing import Callable
 from pocket_assets.core import ids
 from pocket_assets.core.document import PageContent, assemble_pages
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.quality.validation import (
-    Gates,
-    check_coverage,
-    check_expectations,
-    check_schema,
-    load_gates,
-    validate_corpus_ids,
-)
+from pocket_assets.core.quality.coverage import check_coverage
+from pocket_assets.core.quality.schema_gate import check_schema
+from pocket_assets.core.quality.suites import Gates, check_expectations, load_gates, validate_corpus_ids
 from pocket_assets.core.records import ChunkRecord, ContentFeatures, PageRecord
 
-EXPECTATIONS_DIR = Path(__file__).resolve().parents[1] / "pocket_assets" / "expectations"
+EXPECTATIONS_DIR = Path(__file__).resolve().parents[1] / "expectations"
 KEY = "intl/synthetic.pdf"
 SOURCE = "synthetic.pdf"
 CHILDREN_PER_PAGE = 8

@@ -42,31 +42,25 @@ sys.path.insert(0, str(REPO_ROOT))  # the checkout's package, not an installed o
 
 from pocket_assets.core.chunking.chunker import chunk_document  # noqa: E402
 from pocket_assets.core.device import DEFAULT_PRESET, PRESETS, DeviceProfile  # noqa: E402
-from pocket_assets.core.evaluation.retrieval import (  # noqa: E402
-    GoldQuestion,
-    Passage,
-    RetrievalReport,
-    bm25_rankings,
-    evaluate_bm25,
-    evaluate_rankings,
-    fuse_rankings,
-    k_values_for,
-    load_gold,
-    metric_names,
-    passages_from_export,
-)
-from pocket_assets.core.export.corpus_files import write_corpus_exports  # noqa: E402
+from pocket_assets.core.evaluation.bm25 import bm25_rankings, evaluate_bm25  # noqa: E402
+from pocket_assets.core.evaluation.fusion import fuse_rankings  # noqa: E402
+from pocket_assets.core.evaluation.gold import GoldQuestion, load_gold  # noqa: E402
+from pocket_assets.core.evaluation.passages import Passage  # noqa: E402
+from pocket_assets.core.evaluation.scoring import RetrievalReport, evaluate_rankings, k_values_for, metric_names  # noqa: E402
 from pocket_assets.core.extract import extract_pages  # noqa: E402
 from pocket_assets.core.pdf import inspect_pdf  # noqa: E402
 from pocket_assets.core.policy import CONTEXT_HEADERS, ChunkPolicy  # noqa: E402
-from pocket_assets.core.quality.validation import Gates, load_gates, validate_partition  # noqa: E402
-from pocket_assets.core.raw_folder import discover_pdfs
+from pocket_assets.core.quality.partition_gates import validate_partition  # noqa: E402
+from pocket_assets.core.quality.suites import Gates, load_gates  # noqa: E402
+from pocket_assets.core.raw_folder import discover_pdfs  # noqa: E402
 from pocket_assets.core.records import CORPORA, ChunkRecord, PageRecord, PdfIdentity  # noqa: E402
 from pocket_assets.core.tables.extractive import ExtractiveSummarizer  # noqa: E402
 from pocket_assets.core.tables.summaries import summarize_tables  # noqa: E402
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer  # noqa: E402
+from pocket_assets.export.read_back import passages_from_export  # noqa: E402
+from pocket_assets.export.writer import write_corpus_exports  # noqa: E402
 
-EXPECTATIONS = REPO_ROOT / "pocket_assets" / "expectations"
+EXPECTATIONS = REPO_ROOT / "expectations"
 GENERATED = "2026-01-01T00:00:00Z"
 MAIN = "main"
 WHOLE = "whole"

@@ -22,11 +22,11 @@ from typing import Any, Callable
 
 import pyarrow.parquet as pq
 
-from pocket_assets.core.export.corpus_files import write_corpus_exports
-from pocket_assets.core.quality.validation import check_schema, load_chunk_schema
+from pocket_assets.core.quality.schema_gate import check_schema, load_chunk_schema
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
+from pocket_assets.export.writer import write_corpus_exports
 
-EXPECTATIONS_DIR = Path(__file__).resolve().parents[1] / "pocket_assets" / "expectations"
+EXPECTATIONS_DIR = Path(__file__).resolve().parents[1] / "expectations"
 GENERATED = "2026-01-01T00:00:00+00:00"
 
 

@@ -16,7 +16,7 @@ from pocket_assets_tests.pdf_factory import REPO_ROOT
 
 
 def suites_refusing(file_name: str, target: Path) -> Path:
-    shutil.copytree(REPO_ROOT / "pocket_assets" / "expectations", target)
+    shutil.copytree(REPO_ROOT / "expectations", target)
     suite_path = target / "chunks.partition.json"
     suite = json.loads(suite_path.read_text(encoding="utf-8"))
     expectation = next(e for e in suite["expectations"] if e["meta"]["name"] == "source_is_pdf")

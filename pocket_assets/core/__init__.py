@@ -1,12 +1,12 @@
-"""Pure library: extraction, tokenizer, chunker, ids, tables, gates, exports, evaluation. No Dagster.
+"""Pure library: extraction, tokenizer, chunker, ids, tables, gates, evaluation. No Dagster.
 
 `from pocket_assets.core import chunk_document` works for every name below, but nothing is imported
 until it is used: PyMuPDF, the tokenizer and Great Expectations cost seconds to load, and a caller
 that only needs records or the policy should not pay for them.
 
 Subpackages by job: `extract/` (PDF pages to canonical Markdown), `chunking/` (parents and children),
-`tables/` (table types and summaries), `quality/` (the gates), `export/` (the phone's files and the id
-history), `evaluation/` (retrieval on gold questions).
+`tables/` (table types and summaries), `quality/` (the gates), `evaluation/` (retrieval on gold
+questions). The phone's files are written by `pocket_assets.export`, which reads this library.
 """
 
 from __future__ import annotations
@@ -39,15 +39,11 @@ _PUBLIC: dict[str, str] = {
     # tables
     "summarize_tables": "tables.summaries",
     # gates
-    "load_gates": "quality.validation",
-    "validate_partition": "quality.validation",
-    "validate_corpus_ids": "quality.validation",
-    # exports
-    "write_corpus_exports": "export.corpus_files",
-    "parse_sdk_file": "export.corpus_files",
-    "compute_redirects": "export.redirects",
+    "load_gates": "quality.suites",
+    "validate_partition": "quality.partition_gates",
+    "validate_corpus_ids": "quality.suites",
     # evaluation
-    "load_gold": "evaluation.retrieval",
+    "load_gold": "evaluation.gold",
 }
 
 __all__ = sorted(_PUBLIC)

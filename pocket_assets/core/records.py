@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 CORPORA: tuple[str, ...] = ("fr", "intl")
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list", "table", "code", "equation")
 CHUNK_TYPES: tuple[str, ...] = ("parent", "child", "table_summary")
+SDK_CHUNK_TYPES: tuple[str, ...] = ("child", "table_summary")  # what the phone embeds: one SDK line each
 TABLE_TYPES: tuple[str, ...] = ("schedule", "scoring", "other")
 CONTENT_TYPES: tuple[str, ...] = ("text", "table", "equation", "mixed")
 

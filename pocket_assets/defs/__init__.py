@@ -1,4 +1,4 @@
-"""The Dagster layer: thin assets, checks, resources, sensors and schedules over `pocket_assets.core`."""
+"""The Dagster layer: thin assets, checks, resources, sensors and schedules over the library (`core`, `stages`, `export`)."""
 
 import warnings
 

@@ -24,14 +24,15 @@ from dagster import (
 )
 
 from pocket_assets.core.quality.gate_findings import GateFinding, findings_from_json, findings_markdown
-from pocket_assets.core.quality.validation import COVERAGE_GATE, EXPECTATIONS_GATE, PARTITION_GATES, SCHEMA_GATE
+from pocket_assets.core.quality.gate_results import COVERAGE_GATE, EXPECTATIONS_GATE, PARTITION_GATES, SCHEMA_GATE
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.pdf_events import failure_table
 from pocket_assets.defs.planning import UP_TO_DATE_CHECK, plan_folder, up_to_date_evaluation
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.runstate.pdf_build import FINDINGS, StageResult
-from pocket_assets.runstate.stages import RAW_PDF, VALIDATED_CHUNKS
-from pocket_assets.runstate.storage import STATUS_FAILED, PartitionStore
+from pocket_assets.stages.pdf_build.gates import FINDINGS
+from pocket_assets.stages.pdf_build.outcomes import StageResult
+from pocket_assets.stages.registry import RAW_PDF, VALIDATED_CHUNKS
+from pocket_assets.stages.store import STATUS_FAILED, PartitionStore
 
 READABLE_PDF = "readable_pdf"
 CHECK_SPECS = [

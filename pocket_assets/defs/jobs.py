@@ -8,7 +8,7 @@ the `corpus_export_sensor`).
 
 from dagster import AssetSelection, define_asset_job, in_process_executor
 
-from pocket_assets.runstate.stages import STAGES
+from pocket_assets.stages.registry import STAGES
 
 BUILD_CORPUS = "build_corpus"
 EXPORT_CORPUS = "export_corpus"

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dagster import DagsterInstance
 
 from pocket_assets.defs.partitions import pdf_partitions
-from pocket_assets.runstate.planner import CorpusPlan
-from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.stages.planner import CorpusPlan
+from pocket_assets.stages.store import PartitionStore
 
 
 def register_pdfs(instance: DagsterInstance, keys: Sequence[str]) -> list[str]:

@@ -5,7 +5,7 @@ range size is `POCKET_ASSETS_RANGE_SIZE` (read when the code location loads), la
 that a run's fixed cost (a process, its imports, the tokenizer and the gates) stays small
 beside its PDFs. The instance's run queue starts the runs side by side.
 
-The per-PDF assets are declared from the stage registry (`runstate.stages`): the asset
+The per-PDF assets are declared from the stage registry (`stages.registry`): the asset
 key is the stage's name, its dependencies are the stage's upstream stages, and its
 Dagster code version is the stage's version under the settings the environment
 configures (tokenizer, chunk policy, summarizer, extraction options).
@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 from dagster import AssetSpec, BackfillPolicy, DynamicPartitionsDefinition, TableColumn, TableSchema
 
-from pocket_assets.runstate.stages import Stage
+from pocket_assets.stages.registry import Stage
 
 pdf_partitions = DynamicPartitionsDefinition(name="pdfs")
 

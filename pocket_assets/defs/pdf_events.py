@@ -26,9 +26,10 @@ from dagster import AssetExecutionContext, AssetMaterialization, AssetObservatio
 
 from pocket_assets.defs.provenance import observed_sha256, pdf_file_observation, provenance_tags
 from pocket_assets.defs.run_progress import ProgressLog
-from pocket_assets.runstate.pdf_build import STATUS_DUPLICATE, Markdown, PdfOutcome, StageResult
-from pocket_assets.runstate.stages import RAW_PDF, Stage
-from pocket_assets.runstate.storage import STATUS_SKIPPED
+from pocket_assets.stages.pdf_build.metadata import MarkdownMetadata
+from pocket_assets.stages.pdf_build.outcomes import STATUS_DUPLICATE, PdfOutcome, StageResult
+from pocket_assets.stages.registry import RAW_PDF, Stage
+from pocket_assets.stages.store import STATUS_SKIPPED
 
 # Numbers a run's totals add up (token figures are per PDF and do not add).
 _ADDED = ("dagster/row_count", "chunks", "pages", "tables", "warnings", "empty_pages", "characters", "llm_calls")
@@ -80,7 +81,7 @@ class PdfEvents:
             built = ", ".join(f"{r.stage} {r.metadata.get('dagster/row_count', 0)} rows" for r in outcome.results if r.ok)
             reason = outcome.results[0].reason if outcome.results else None  # a copy's: why it was not built
             what = f"FAILED at {failure.stage}" if failed and failure is not None else built or reason or "read back"
-            waiting = "; its chunks wait for the gates' suite" if outcome.judged is not None else ""
+            waiting = "; its chunks wait for the gates' suite" if outcome.awaiting_suite is not None else ""
             self._progress.done(f"{outcome.key}: {what} in {outcome.seconds} s{waiting}", failed)
         elif failed:
             self._progress.failed_later()
@@ -130,7 +131,7 @@ def _metadata(result: StageResult) -> dict[str, Any]:
 
 
 def _value(value: Any) -> Any:
-    if isinstance(value, Markdown):
+    if isinstance(value, MarkdownMetadata):
         return MetadataValue.md(str(value))
     if isinstance(value, Path):
         return MetadataValue.path(str(value))

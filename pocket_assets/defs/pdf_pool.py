@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from pocket_assets.runstate.pdf_build import PdfOutcome
+from pocket_assets.stages.pdf_build.outcomes import PdfOutcome
 
 Build = Callable[[str], PdfOutcome]
 # Records and returns the failure of a PDF whose worker died while building it (given the sentence why).

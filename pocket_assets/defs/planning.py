@@ -1,4 +1,4 @@
-"""The build plan (`runstate.planner`) as the Dagster layer asks for it, and what Dagster is told of it.
+"""The build plan (`stages.planner`) as the Dagster layer asks for it, and what Dagster is told of it.
 
 Every caller (the build command, `pocket-assets stale`, the nightly schedule, the sensors) plans
 with the settings a build started now would use (the environment's, as the code location reads
@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dagster import AssetCheckEvaluation, AssetCheckSeverity, AssetKey, MetadataValue
 
 from pocket_assets.defs.resources import CorpusPaths, SettingResources
-from pocket_assets.runstate.planner import CorpusPlan, plan_corpus
-from pocket_assets.runstate.sources import FileDigest, file_digests
-from pocket_assets.runstate.stages import VALIDATED_CHUNKS
+from pocket_assets.stages.planner import CorpusPlan, plan_corpus
+from pocket_assets.stages.registry import VALIDATED_CHUNKS
+from pocket_assets.stages.sources import FileDigest, file_digests
 
 UP_TO_DATE_CHECK = "up_to_date"
 # How many PDFs the check's table lists (the count says how many there are in all).

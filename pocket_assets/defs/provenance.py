@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dagster import AssetKey, AssetObservation, AssetRecordsFilter, DagsterInstance
 
 from pocket_assets.defs.assets.pdf_file import PDF_FILE
-from pocket_assets.runstate.stages import RAW_PDF, Stage
+from pocket_assets.stages.registry import RAW_PDF, Stage
 
 CODE_VERSION_TAG = "dagster/code_version"
 DATA_VERSION_TAG = "dagster/data_version"

@@ -2,7 +2,7 @@
 
 A sensor's cursor is shown on its page in the UI; one `[size, mtime_ns, ctime_ns, inode, sha256]`
 list per PDF keeps it readable and small while sparing a rehash of every unchanged file at each
-tick (`runstate.sources.file_digests`, the build's own change detector, reads it).
+tick (`stages.sources.file_digests`, the build's own change detector, reads it).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pocket_assets.runstate.sources import FILE_CTIME_NS, FILE_INODE, FILE_MTIME_NS, FILE_SIZE, FileDigest
+from pocket_assets.stages.sources import FILE_CTIME_NS, FILE_INODE, FILE_MTIME_NS, FILE_SIZE, FileDigest
 
 _STAMP = (FILE_SIZE, FILE_MTIME_NS, FILE_CTIME_NS, FILE_INODE)
 

@@ -18,8 +18,8 @@ from pocket_assets.defs.partitions import pdf_partitions, range_size
 from pocket_assets.defs.planning import plan_folder
 from pocket_assets.defs.ranges import run_requests
 from pocket_assets.defs.resources import CorpusPaths, environment_versions
-from pocket_assets.runstate.planner import describe
-from pocket_assets.runstate.staleness import build_fingerprint
+from pocket_assets.stages.planner import describe
+from pocket_assets.stages.staleness import build_fingerprint
 
 REFRESH_CRON_VARIABLE = "POCKET_ASSETS_REFRESH_CRON"
 REFRESH_TIMEZONE_VARIABLE = "POCKET_ASSETS_REFRESH_TIMEZONE"

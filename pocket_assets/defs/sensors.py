@@ -12,7 +12,7 @@ changed, failed or built with other settings, in ranges of PDFs.
 
 `corpus_export_sensor` runs the export once the PDFs of a build or a backfill are done: when no
 run of the per-PDF stages or of the export is queued or running, and the stage files no longer
-match what the last export was made from (`runstate.export_state`). A file dropped into the
+match what the last export was made from (`export.fingerprint`). A file dropped into the
 folder changes nothing until it is built.
 """
 
@@ -38,9 +38,9 @@ from pocket_assets.defs.provenance import observed_sha256, pdf_file_observation
 from pocket_assets.defs.ranges import run_requests
 from pocket_assets.defs.resources import CorpusPaths, environment_versions
 from pocket_assets.defs.scan_cursor import decode_digests, dumps, encode_digests, loads
-from pocket_assets.runstate.export_state import export_fingerprint, exported_fingerprint
-from pocket_assets.runstate.stages import STAGES, VALIDATED_CHUNKS
-from pocket_assets.runstate.staleness import build_fingerprint
+from pocket_assets.export.fingerprint import export_fingerprint, exported_fingerprint
+from pocket_assets.stages.registry import STAGES, VALIDATED_CHUNKS
+from pocket_assets.stages.staleness import build_fingerprint
 
 # Runs not finished yet, whatever launched them (a backfill from the asset graph runs under another job name).
 _UNFINISHED = RunsFilter(

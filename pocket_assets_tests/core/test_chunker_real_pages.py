@@ -12,14 +12,15 @@ from pocket_assets.core.chunking.chunker import ChunkedDocument, chunk_document
 from pocket_assets.core.extract import extract_pages
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.core.quality.validation import Gates, load_gates, validate_partition
+from pocket_assets.core.quality.partition_gates import validate_partition
+from pocket_assets.core.quality.suites import Gates, load_gates
 from pocket_assets.core.records import PageRecord
 from pocket_assets.core.tables.extractive import ExtractiveSummarizer
 from pocket_assets.core.tables.summaries import summarize_tables
 from pocket_assets.core.tokenizer import TokenCounter, load_tokenizer
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-EXPECTATIONS_DIR = Path(__file__).resolve().parents[2] / "pocket_assets" / "expectations"
+EXPECTATIONS_DIR = Path(__file__).resolve().parents[2] / "expectations"
 POLICY = ChunkPolicy()
 SMALL_CHILDREN = ChunkPolicy(child_tokens=120, child_overlap=15)  # what CHUNK_SIZE_TOKENS=120 gives
 

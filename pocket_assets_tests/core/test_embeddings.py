@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from pocket_assets.core.evaluation.bm25 import bm25_rankings
 from pocket_assets.core.evaluation.embeddings import (
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_MODEL_DIM,
@@ -27,14 +28,10 @@ from pocket_assets.core.evaluation.embeddings import (
     embed_passages,
     embedding_hash,
 )
-from pocket_assets.core.evaluation.retrieval import (
-    GoldQuestion,
-    Passage,
-    bm25_rankings,
-    evaluate_rankings,
-    fuse_rankings,
-    passages_from_chunks,
-)
+from pocket_assets.core.evaluation.fusion import fuse_rankings
+from pocket_assets.core.evaluation.gold import GoldQuestion
+from pocket_assets.core.evaluation.passages import Passage, passages_from_chunks
+from pocket_assets.core.evaluation.scoring import evaluate_rankings
 from pocket_assets_tests.core.test_retrieval import make_chunk
 
 MODEL = DEFAULT_EMBEDDING_MODEL
@@ -69,7 +66,7 @@ def passage(name: str, text: str, page: int) -> Passage:
 
 def test_the_core_imports_without_loading_torch() -> None:
     code = (
-        "import sys, pocket_assets.core.evaluation.embeddings, pocket_assets.core.evaluation.retrieval;"
+        "import sys, pocket_assets.core.evaluation.embeddings, pocket_assets.core.evaluation.bm25;"
         "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules))"
     )
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

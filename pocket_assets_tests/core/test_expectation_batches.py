@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pocket_assets.core.quality.expectation_batches import batchable, expectations_for_batch
-from pocket_assets.core.quality.validation import (
+from pocket_assets.core.quality.suites import (
     CORPUS_SUITE_FILE,
     Gates,
     corpus_frame_columns,

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pocket_assets.core.export.redirects import Meaning
 from pocket_assets.core.records import (
     Block,
     ChunkRecord,
@@ -21,6 +20,7 @@ from pocket_assets.core.records import (
     chunk_from_dict,
     to_dict,
 )
+from pocket_assets.export.redirects import Meaning
 
 RECORD_TYPES = (PdfIdentity, TableCells, Block, PageRecord, ContentFeatures, ChunkRecord, Meaning)
 

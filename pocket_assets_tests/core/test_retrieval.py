@@ -14,25 +14,13 @@ import pytest
 
 from pocket_assets.core import ids
 from pocket_assets.core.device import DeviceProfile
-from pocket_assets.core.evaluation.retrieval import (
-    GoldFormatError,
-    GoldQuestion,
-    Passage,
-    bm25_rankings,
-    evaluate_bm25,
-    evaluate_rankings,
-    fuse_rankings,
-    gold_warnings,
-    k_values_for,
-    load_gold,
-    metric_names,
-    passages_from_chunks,
-    passages_from_export,
-    plain_tokenize,
-    reciprocal_rank_fusion,
-    tokenize,
-)
+from pocket_assets.core.evaluation.bm25 import bm25_rankings, evaluate_bm25, plain_tokenize, tokenize
+from pocket_assets.core.evaluation.fusion import fuse_rankings, reciprocal_rank_fusion
+from pocket_assets.core.evaluation.gold import GoldFormatError, GoldQuestion, load_gold
+from pocket_assets.core.evaluation.passages import Passage, passages_from_chunks
+from pocket_assets.core.evaluation.scoring import evaluate_rankings, gold_warnings, k_values_for, metric_names
 from pocket_assets.core.records import ChunkRecord, ContentFeatures
+from pocket_assets.export.read_back import passages_from_export
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data" / "raw"
@@ -329,14 +317,14 @@ def test_export_passages_are_the_sdk_lines_with_their_cited_page(
     """What retrieval_eval searches is the exported file read back, and it is what the chunks say the
     phone embeds: context header, text and citation, behind the document prompt; through a window, what
     the embedder reads of that."""
-    from pocket_assets.core.export.corpus_files import write_corpus_exports
     from pocket_assets.core.tokenizer import load_tokenizer
+    from pocket_assets.export.writer import write_corpus_exports
 
     counter = load_tokenizer()
     device = DeviceProfile(document_prompt="title: {title} | text: ")
     for corpus in ("fr", "intl"):
         chunks = [chunk for chunk in sample_children if chunk.corpus == corpus]
-        expectations = ROOT / "pocket_assets" / "expectations"
+        expectations = ROOT / "expectations"
         write_corpus_exports(corpus, chunks, tmp_path, "2026-01-01T00:00:00Z", expectations, device=device)
         exported = passages_from_export(tmp_path, corpus, device)
         assert exported == passages_from_chunks(chunks, device)
@@ -361,11 +349,11 @@ def test_export_passages_are_the_sdk_lines_with_their_cited_page(
 def test_an_sdk_file_out_of_step_with_its_corpus_json_is_refused(
     sample_children: list[ChunkRecord], tmp_path: Path
 ) -> None:
-    from pocket_assets.core.evaluation.retrieval import ExportMismatchError
-    from pocket_assets.core.export.corpus_files import write_corpus_exports
+    from pocket_assets.export.read_back import ExportMismatchError
+    from pocket_assets.export.writer import write_corpus_exports
 
     chunks = [chunk for chunk in sample_children if chunk.corpus == "intl"]
-    export = write_corpus_exports("intl", chunks, tmp_path, "2026-01-01T00:00:00Z", ROOT / "pocket_assets" / "expectations")
+    export = write_corpus_exports("intl", chunks, tmp_path, "2026-01-01T00:00:00Z", ROOT / "expectations")
     sdk = export.paths["sdk"]
     lines = sdk.read_text(encoding="utf-8").splitlines(keepends=True)
     sdk.write_text("".join(lines[1:]), encoding="utf-8")

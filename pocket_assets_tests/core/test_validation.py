@@ -15,26 +15,21 @@ from pocket_assets.core import ids
 from pocket_assets.core.device import PRESETS
 from pocket_assets.core.document import PageContent, assemble_pages, canonical_text
 from pocket_assets.core.policy import SEARCHABLE_MAX_TOKENS, ChunkPolicy
-from pocket_assets.core.quality.validation import (
-    CHILDREN_COVER_TEXT,
-    CHUNK_SCHEMA_FILE,
+from pocket_assets.core.quality.coverage import CHILDREN_COVER_TEXT, PAGES_HAVE_CHUNKS, TEXT_MATCHES_OFFSETS
+from pocket_assets.core.quality.gate_results import (
     COVERAGE_GATE,
     EXPECTATIONS_GATE,
     OFFENDING_LIMIT,
-    PAGES_HAVE_CHUNKS,
     PARTITION_GATES,
     SCHEMA_GATE,
-    TEXT_MATCHES_OFFSETS,
     GateReport,
-    Gates,
-    load_chunk_schema,
-    load_gates,
-    validate_corpus_ids,
-    validate_partition,
 )
+from pocket_assets.core.quality.partition_gates import validate_partition
+from pocket_assets.core.quality.schema_gate import CHUNK_SCHEMA_FILE, load_chunk_schema
+from pocket_assets.core.quality.suites import Gates, load_gates, validate_corpus_ids
 from pocket_assets.core.records import Block, ChunkRecord, ContentFeatures, PageRecord, TableCells
 
-EXPECTATIONS_DIR = Path(__file__).resolve().parents[2] / "pocket_assets" / "expectations"
+EXPECTATIONS_DIR = Path(__file__).resolve().parents[2] / "expectations"
 KEY = "fr/reglement.pdf"
 SOURCE = "reglement.pdf"
 POLICY = ChunkPolicy()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
+from pocket_assets.core.quality.gate_results import COVERAGE_GATE, EXPECTATIONS_GATE, GateReport, GateResult
 from pocket_assets.core.quality.report import render_report_html, write_report_html
-from pocket_assets.core.quality.validation import COVERAGE_GATE, EXPECTATIONS_GATE, GateReport, GateResult
 
 CLEAN = GateReport(
     partition_key="fr/faq.pdf",

@@ -13,11 +13,11 @@ from dagster import (
 )
 
 from pocket_assets.core.raw_folder import discover_pdfs
-from pocket_assets.defs.build import ASSETS, build_resources
+from pocket_assets.defs.assembly import ASSETS, build_resources
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.ranges import run_tags
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.runstate.stages import STAGES
+from pocket_assets.stages.registry import STAGES
 
 PER_PDF = [stage.name for stage in STAGES]
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance
 
-from pocket_assets.cli import main
+from pocket_assets.cli.main import main
 from pocket_assets.core.atomic import this_host
-from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.runstate.stages import PAGES, RAW_PDF, VALIDATED_CHUNKS
-from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.export.sdk_lines import parse_sdk_file
+from pocket_assets.stages.registry import PAGES, RAW_PDF, VALIDATED_CHUNKS
+from pocket_assets.stages.store import PartitionStore
 from pocket_assets_tests.defs.conftest import materialize_corpus, partition_states
 from pocket_assets_tests.pdf_factory import small_corpus
 

@@ -5,9 +5,9 @@ from pathlib import Path
 from dagster import AssetKey, Definitions, load_from_defs_folder
 
 import pocket_assets.definitions as location
+from pocket_assets.defs.assembly import build_definitions
 from pocket_assets.defs.assets.pdf_file import PDF_FILE
-from pocket_assets.defs.build import build_definitions
-from pocket_assets.runstate.stages import STAGES
+from pocket_assets.stages.registry import STAGES
 
 
 def _summary(definitions: Definitions) -> dict:

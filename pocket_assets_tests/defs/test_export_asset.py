@@ -10,12 +10,12 @@ import pytest
 from dagster import DagsterInstance, materialize
 
 from pocket_assets.core.device import DeviceProfile, llm_overflow
-from pocket_assets.core.export.corpus_files import parse_sdk_file
-from pocket_assets.defs.build import ASSETS, build_resources
+from pocket_assets.defs.assembly import ASSETS, build_resources
 from pocket_assets.defs.resources import CorpusPaths, DeviceProfileResource, default_paths
-from pocket_assets.runstate.pdf_notes import EXPORT
-from pocket_assets.runstate.stages import VALIDATED_CHUNKS
-from pocket_assets.runstate.storage import PartitionManifest
+from pocket_assets.export.sdk_lines import parse_sdk_file
+from pocket_assets.stages.pdf_notes import EXPORT
+from pocket_assets.stages.registry import VALIDATED_CHUNKS
+from pocket_assets.stages.store import PartitionManifest
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
 from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus, text_pdf
 

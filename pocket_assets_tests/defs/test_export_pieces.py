@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance
 
-from pocket_assets.core.export.corpus_files import export_paths, write_corpus_exports
 from pocket_assets.core.records import chunk_from_dict
 from pocket_assets.defs.resources import CorpusPaths, default_gates
-from pocket_assets.runstate.export_pieces import piece_path, read_validated, stored_pieces
-from pocket_assets.runstate.stages import VALIDATED_CHUNKS
+from pocket_assets.export.kept_pieces import piece_path, stored_pieces
+from pocket_assets.export.validated_files import read_validated
+from pocket_assets.export.writer import export_paths, write_corpus_exports
+from pocket_assets.stages.registry import VALIDATED_CHUNKS
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
 from pocket_assets_tests.pdf_factory import ARTICLE_FR, text_pdf
 

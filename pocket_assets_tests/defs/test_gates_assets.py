@@ -8,12 +8,12 @@ from typing import Callable
 import pytest
 from dagster import AssetKey, DagsterInstance
 
-import pocket_assets.runstate.pdf_build as pdf_build
-from pocket_assets.core.quality.validation import PARTITION_GATES
+import pocket_assets.stages.pdf_build.gates as pdf_gates
+from pocket_assets.core.quality.gate_results import PARTITION_GATES
 from pocket_assets.core.records import ChunkRecord, chunk_from_dict, to_dict
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.runstate.pdf_notes import EXPORT
-from pocket_assets.runstate.stages import CHILDREN, VALIDATED_CHUNKS
+from pocket_assets.stages.pdf_notes import EXPORT
+from pocket_assets.stages.registry import CHILDREN, VALIDATED_CHUNKS
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export, partition_states
 from pocket_assets_tests.pdf_factory import small_corpus
 
@@ -120,7 +120,7 @@ def test_batches_sent_upfront_give_the_verdicts_of_one_batch(
         return result.success, checks, manifests, [store.data_path(VALIDATED_CHUNKS, key).read_bytes() for key in keys]
 
     one_batch = judged()
-    monkeypatch.setattr(pdf_build, "SUITE_BATCH_CHUNKS", 1)
+    monkeypatch.setattr(pdf_gates, "SUITE_BATCH_CHUNKS", 1)
     assert judged() == one_batch
     success, checks, manifests, _ = one_batch
     assert not success and "fr/reglement.pdf" in checks["expectations"] and "intl/rules.pdf" not in checks["expectations"]

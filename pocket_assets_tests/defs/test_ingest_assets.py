@@ -7,7 +7,7 @@ import pytest
 from dagster import AssetKey, DagsterInstance
 
 from pocket_assets.defs.resources import CorpusPaths, WorkersResource
-from pocket_assets.runstate.stages import PAGES, RAW_PDF
+from pocket_assets.stages.registry import PAGES, RAW_PDF
 from pocket_assets_tests.defs.conftest import materialize_corpus, partition_metadata, partition_states
 from pocket_assets_tests.pdf_factory import (
     ARTICLE_EN,

@@ -21,11 +21,11 @@ from dagster import AssetKey, DagsterInstance
 from dagster._core.workspace.context import WorkspaceRequestContext
 from dagster_graphql.test.utils import define_out_of_process_context, execute_dagster_graphql
 
-import pocket_assets.runstate.pdf_build as pdf_build
-from pocket_assets.cli import main
-from pocket_assets.core.export.corpus_files import parse_sdk_file
-from pocket_assets.runstate.stages import CHILDREN, PAGES, PARENTS, RAW_PDF, TABLE_SUMMARIES, VALIDATED_CHUNKS
-from pocket_assets.runstate.storage import PartitionStore
+import pocket_assets.stages.pdf_build.builders as pdf_builders
+from pocket_assets.cli.main import main
+from pocket_assets.export.sdk_lines import parse_sdk_file
+from pocket_assets.stages.registry import CHILDREN, PAGES, PARENTS, RAW_PDF, TABLE_SUMMARIES, VALIDATED_CHUNKS
+from pocket_assets.stages.store import PartitionStore
 from pocket_assets_tests.pdf_factory import REPO_ROOT, SAMPLE_RAW
 from pocket_assets_tests.stricter_suites import suites_refusing
 
@@ -67,7 +67,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]
     folders["stricter"] = suites_refusing(Path(FAILING).name, root / "stricter")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DAGSTER_HOME", str(folders["home"]))
-        patch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "pocket_assets" / "expectations"))
+        patch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "expectations"))
         yield folders
 
 
@@ -137,7 +137,7 @@ def test_a_pdf_failing_its_gate_is_failed_and_the_others_ship(
     with DagsterInstance.get() as instance:
         exported_by_failing_build = _exported_in_last_run(instance)
 
-    monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "pocket_assets" / "expectations"))
+    monkeypatch.setenv("POCKET_ASSETS_EXPECTATIONS_DIR", str(REPO_ROOT / "expectations"))
     assert build(corpus, str(corpus["raw"] / FAILING)) == 0
     with ui_api() as ui:
         statuses = ui.partition_statuses("validated_chunks")
@@ -159,7 +159,7 @@ def test_a_chunker_crashing_on_every_pdf_fails_every_pdf_from_there_on(
 
     keys = pdf_keys(corpus)
     monkeypatch.setenv("POCKET_ASSETS_WORKERS", "1")
-    monkeypatch.setattr(pdf_build, "chunk_document", broken_chunker)
+    monkeypatch.setattr(pdf_builders, "chunk_document", broken_chunker)
     assert build(corpus, *keys) == 1
     with ui_api() as ui:
         for stage in (PARENTS, CHILDREN, TABLE_SUMMARIES, VALIDATED_CHUNKS):

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from pocket_assets.defs.pdf_pool import build_in_pool
-from pocket_assets.runstate.pdf_build import PdfOutcome, StageResult
-from pocket_assets.runstate.stages import RAW_PDF
+from pocket_assets.stages.pdf_build.outcomes import PdfOutcome, StageResult
+from pocket_assets.stages.registry import RAW_PDF
 
 KEYS = [f"fr/{index:02d}.pdf" for index in range(7)]
 

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from dagster import AssetKey, DagsterInstance, instance_for_test, materialize
 
-from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.core.policy import ChunkPolicy
-from pocket_assets.defs.build import ASSETS, build_resources
+from pocket_assets.defs.assembly import ASSETS, build_resources
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.runstate.stages import STAGES, TABLE_SUMMARIES, VALIDATED_CHUNKS
+from pocket_assets.export.sdk_lines import parse_sdk_file
+from pocket_assets.stages.registry import STAGES, TABLE_SUMMARIES, VALIDATED_CHUNKS
 from pocket_assets_tests.defs.conftest import (
     materialize_corpus,
     materialize_export,

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from dagster import AssetKey, DagsterInstance, DagsterRunStatus
 
+from pocket_assets.cli.build import run_build
 from pocket_assets.core.raw_folder import discover_pdfs
-from pocket_assets.defs.cli_build import run_build
 from pocket_assets.defs.jobs import BUILD_CORPUS
 from pocket_assets.defs.ranges import run_tags
-from pocket_assets.runstate.stages import VALIDATED_CHUNKS
-from pocket_assets.runstate.storage import STATUS_OK, PartitionStore
+from pocket_assets.stages.registry import VALIDATED_CHUNKS
+from pocket_assets.stages.store import STATUS_OK, PartitionStore
 from pocket_assets_tests.postgres_server import DOCUMENTED_YAML
 from pocket_assets_tests.postgres_server import query as _query
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance
 
-import pocket_assets.runstate.pdf_build as pdf_build
+import pocket_assets.stages.pdf_build.builders as pdf_builders
 from pocket_assets.defs.resources import CorpusPaths, WorkersResource
-from pocket_assets.runstate.pdf_build import page_counts
-from pocket_assets.runstate.stages import PAGES, STAGES
+from pocket_assets.stages.pdf_build.runner import page_counts
+from pocket_assets.stages.registry import PAGES, STAGES
 from pocket_assets_tests.defs.conftest import PER_PDF, materialize_corpus, partition_states
 from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, REPO_ROOT, random_bytes_pdf, text_pdf
 
@@ -23,7 +23,7 @@ BROKEN = "fr/d-broken.pdf"  # not a PDF: fails raw_pdf, every stage after it is 
 CRASH = "fr/c-crash.pdf"  # its worker dies while its pages are read
 KEYS = sorted([*PAGE_COUNTS, TABLE, BROKEN])
 TEST_PROCESS = os.getpid()
-extract_pages = pdf_build.extract_pages
+extract_pages = pdf_builders.extract_pages
 
 
 def _corpus(raw: Path) -> None:
@@ -47,7 +47,7 @@ def test_two_workers_give_the_serial_files_and_fail_the_broken_and_the_crashed_p
     serial = materialize_corpus(instance, serial_paths, KEYS, resources={"workers": WorkersResource(workers=1)})
     assert not serial.success, "the broken PDF fails the serial run"
 
-    monkeypatch.setattr(pdf_build, "extract_pages", _dying_on_the_crash_pdf)
+    monkeypatch.setattr(pdf_builders, "extract_pages", _dying_on_the_crash_pdf)
     paths = CorpusPaths(raw_dir=str(tmp_path / "raw"), output_dir=str(tmp_path / "parallel"))
     result = materialize_corpus(instance, paths, KEYS, resources={"workers": WorkersResource(workers=2)})
     assert not result.success

@@ -9,15 +9,15 @@ from pathlib import Path
 from dagster import DagsterInstance, JobDefinition, RunRequest, SkipReason, build_schedule_context, build_sensor_context
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION
-from pocket_assets.defs.build import build_definitions
+from pocket_assets.defs.assembly import build_definitions
 from pocket_assets.defs.jobs import build_corpus_job
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.ranges import run_tags
 from pocket_assets.defs.resources import CorpusPaths, environment_versions
 from pocket_assets.defs.schedules import corpus_refresh, refresh_cron
 from pocket_assets.defs.sensors import corpus_export_sensor
-from pocket_assets.runstate.stages import PAGES, PARENTS
-from pocket_assets.runstate.storage import PartitionManifest
+from pocket_assets.stages.registry import PAGES, PARENTS
+from pocket_assets.stages.store import PartitionManifest
 from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, random_bytes_pdf, small_corpus, text_pdf
 
 

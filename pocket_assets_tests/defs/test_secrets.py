@@ -9,8 +9,8 @@ from dagster import DagsterInstance
 
 from pocket_assets.core.tokenizer import load_tokenizer
 from pocket_assets.defs.resources import CorpusPaths, SummarizerResource
-from pocket_assets.runstate.stages import TABLE_SUMMARIES
-from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.stages.registry import TABLE_SUMMARIES
+from pocket_assets.stages.store import PartitionStore
 from pocket_assets_tests.core.test_summaries_llm import EchoingEndpoint, FakeEndpoint
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
 from pocket_assets_tests.pdf_factory import REPO_ROOT

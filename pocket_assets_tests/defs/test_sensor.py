@@ -11,7 +11,7 @@ from pocket_assets.defs.provenance import DATA_VERSION_TAG, observed_sha256
 from pocket_assets.defs.ranges import PDFS_TAG, run_tags
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.sensors import build_changed_pdfs, corpus_export_sensor, pdf_folder_sensor
-from pocket_assets.runstate.stages import RAW_PDF, VALIDATED_CHUNKS
+from pocket_assets.stages.registry import RAW_PDF, VALIDATED_CHUNKS
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
 from pocket_assets_tests.pdf_factory import small_corpus, text_pdf
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from dagster import DagsterInstance
 
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.runstate.stages import CHILDREN, VALIDATED_CHUNKS
+from pocket_assets.stages.registry import CHILDREN, VALIDATED_CHUNKS
 from pocket_assets_tests.defs.conftest import materialize_corpus, partition_metadata
 from pocket_assets_tests.pdf_factory import text_pdf
 

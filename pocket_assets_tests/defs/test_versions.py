@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from dagster import instance_for_test
 
-from pocket_assets.defs.cli_build import list_stale, run_build
+from pocket_assets.cli.build import run_build
+from pocket_assets.cli.stale import list_stale
+from pocket_assets.defs.planning import plan_folder
 from pocket_assets.defs.resources import (
     CorpusPaths,
     DeviceProfileResource,
@@ -24,8 +26,7 @@ from pocket_assets.defs.resources import (
     SummarizerResource,
     environment_versions,
 )
-from pocket_assets.defs.planning import plan_folder
-from pocket_assets.runstate.stages import PAGES, PARENTS, STAGES
+from pocket_assets.stages.registry import PAGES, PARENTS, STAGES
 from pocket_assets_tests.defs.conftest import materialize_corpus
 from pocket_assets_tests.pdf_factory import REPO_ROOT, small_corpus
 
@@ -44,7 +45,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> CorpusPaths:
     return paths
 
 
-def _stale(paths: CorpusPaths, resources=None) -> dict[str, str]:
+def _stale(paths: CorpusPaths, resources: SettingResources | None = None) -> dict[str, str]:
     return {pdf.key: pdf.reasons[0] for pdf in plan_folder(paths, resources=resources)[0].to_build}
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from pocket_assets.core.raw_folder import source_name
-from pocket_assets.runstate.pdf_notes import EXPORT
-from pocket_assets.runstate.stages import PAGES, RAW_PDF, VALIDATED_CHUNKS
-from pocket_assets.runstate.storage import PartitionStore
+from pocket_assets.stages.pdf_notes import EXPORT
+from pocket_assets.stages.registry import PAGES, RAW_PDF, VALIDATED_CHUNKS
+from pocket_assets.stages.store import PartitionStore
 from pocket_assets_tests.pdf_factory import REPO_ROOT
 
 WILD = REPO_ROOT.parent / "shared" / "corpus-wild"

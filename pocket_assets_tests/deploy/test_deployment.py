@@ -48,8 +48,8 @@ from typing import Any
 
 import pytest
 
-from pocket_assets.core.export.corpus_files import parse_sdk_file
 from pocket_assets.core.raw_folder import discover_pdfs
+from pocket_assets.export.sdk_lines import parse_sdk_file
 from pocket_assets_tests.e2e.webserver import (
     RepositoryAddress,
     Webserver,

@@ -20,7 +20,7 @@ from dagster import AssetObservation, DagsterInstance, build_sensor_context
 
 from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.defs.sensors import pdf_folder_sensor
-from pocket_assets.runstate.stages import STAGES
+from pocket_assets.stages.registry import STAGES
 from pocket_assets_tests.e2e.webserver import running_webserver, write_instance_yaml
 from pocket_assets_tests.pdf_factory import ARTICLE_FR, REPO_ROOT, small_corpus, text_pdf
 

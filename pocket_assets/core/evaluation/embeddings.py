@@ -1,7 +1,7 @@
 """Optional passage embeddings (extra `[embed]`): a Parquet store that only grows by what changed.
 
 Vectors are keyed by `chunk_uid` and the hash of the exact string embedded (a
-`retrieval.Passage`'s text: what the phone embeds, read back from the export),
+`passages.Passage`'s text: what the phone embeds, read back from the export),
 so a re-run embeds new or changed passages only, reuses the rest and drops passages that left the corpus
 (idempotent upsert, seed SPEC chunking). A vector of any size other than the
 configured one is an error whose message starts with `EMBED_DIM_MISMATCH`
@@ -23,7 +23,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pocket_assets.core.atomic import atomic_path
-from pocket_assets.core.evaluation.retrieval import GoldQuestion, Passage, by_corpus
+from pocket_assets.core.evaluation.gold import GoldQuestion
+from pocket_assets.core.evaluation.passages import Passage, by_corpus
 from pocket_assets.core.ids import content_hash
 
 if TYPE_CHECKING:

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from pocket_assets.core.quality.validation import (
-    EXPECTATIONS_GATE,
+from pocket_assets.core.quality.gate_results import EXPECTATIONS_GATE, GateResult
+from pocket_assets.core.quality.suites import (
     FRAME_COLUMNS,
     Columns,
-    GateResult,
     Gates,
     expectation_detail,
     expectations_on_columns,

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from pocket_assets.core.document import canonical_text
 from pocket_assets.core.quality.chunk_stats import excerpt
-from pocket_assets.core.quality.validation import GateReport
+from pocket_assets.core.quality.gate_results import GateReport
 from pocket_assets.core.records import ChunkRecord, PageRecord
 
 _CHAR_RANGE = re.compile(r" chars (\d+)-(\d+)$")

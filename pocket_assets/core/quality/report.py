@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from pocket_assets.core.atomic import write_bytes_atomic
-from pocket_assets.core.quality.validation import GateReport, GateResult
+from pocket_assets.core.quality.gate_results import GateReport, GateResult
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }

@@ -1,6 +1,6 @@
 """Evaluation (on demand, off the export path): are answers easy to find in what the phone embeds?
 
-Both assets read the exported SDK files back (`retrieval.passages_from_export`), so they measure
+Both assets read the exported SDK files back (`export.read_back.passages_from_export`), so they measure
 the strings the phone embeds (the device's document prompt, context header, text, citation, cut to
 its embedder's window) and the page each line cites, not the chunk records behind them.
 """
@@ -17,19 +17,12 @@ from dagster import (
     asset,
 )
 
+from pocket_assets.core.evaluation.bm25 import bm25_rankings, evaluate_bm25
 from pocket_assets.core.evaluation.embeddings import dense_rankings, embed_passages
-from pocket_assets.core.evaluation.retrieval import (
-    Passage,
-    RetrievalReport,
-    bm25_rankings,
-    evaluate_bm25,
-    evaluate_rankings,
-    fuse_rankings,
-    k_values_for,
-    load_gold,
-    metric_names,
-    passages_from_export,
-)
+from pocket_assets.core.evaluation.fusion import fuse_rankings
+from pocket_assets.core.evaluation.gold import load_gold
+from pocket_assets.core.evaluation.passages import Passage
+from pocket_assets.core.evaluation.scoring import RetrievalReport, evaluate_rankings, k_values_for, metric_names
 from pocket_assets.defs.assets.export import android_export
 from pocket_assets.defs.partitions import OWNERS
 from pocket_assets.defs.resources import (
@@ -39,6 +32,7 @@ from pocket_assets.defs.resources import (
     EvaluationResource,
     TokenizerResource,
 )
+from pocket_assets.export.read_back import passages_from_export
 
 
 def _exported_passages(

@@ -1,11 +1,12 @@
 """The per-PDF stages, `raw_pdf` to `validated_chunks`: one step builds a run's range of PDFs.
 
 Each stage is an asset of its own (its lineage, versions, checks and per-PDF history in the
-UI); one step makes them all, PDF by PDF (`runstate.pdf_build`), so a PDF that fails is
+UI); one step makes them all, PDF by PDF (`stages.pdf_build`), so a PDF that fails is
 reported failed at the stage it did not pass and after, and the others go on
 (`pdf_events`). A subset of the stages can be selected; the stages before it are read back
 from their stage files. The export is another asset (`android_export`), run once after a
-build or backfill.
+build or backfill; each PDF's export piece is kept as its `validated_chunks` is written
+(`export.kept_pieces`), so that the export renders only the PDFs that changed.
 """
 
 from collections.abc import Iterator
@@ -37,9 +38,12 @@ from pocket_assets.defs.resources import (
     TokenizerResource,
     WorkersResource,
 )
-from pocket_assets.runstate.pdf_build import BuildPlan, SuiteBatches, build_pdf, page_counts, record_death
-from pocket_assets.runstate.planner import duplicates_among
-from pocket_assets.runstate.stages import (
+from pocket_assets.export.kept_pieces import write_export_piece
+from pocket_assets.stages.pdf_build.gates import BatchedSuiteGate
+from pocket_assets.stages.pdf_build.plan import BuildPlan
+from pocket_assets.stages.pdf_build.runner import build_pdf, page_counts, record_death
+from pocket_assets.stages.planner import duplicates_among
+from pocket_assets.stages.registry import (
     CHILDREN,
     PAGES,
     PARENTS,
@@ -48,7 +52,7 @@ from pocket_assets.runstate.stages import (
     TABLE_SUMMARIES,
     VALIDATED_CHUNKS,
 )
-from pocket_assets.runstate.storage import remove_dead_temps
+from pocket_assets.stages.store import remove_dead_temps
 
 
 def stage_specs() -> list[AssetSpec]:
@@ -146,7 +150,6 @@ def pdf_stages(
         summary_cache=paths.output_path / "cache" if summarizer.kind == "llm" else None,
         chunk_schema=gates.chunk_schema(),
         reports_dir=paths.output_path / "reports" / "validation",
-        export_schemas=gates.expectations_path,
         duplicates={} if paths.keep_duplicates else duplicates_among(
             store, paths.raw_path, paths.scan().keys, context.partition_keys, paths.corpus_names
         ),
@@ -156,7 +159,8 @@ def pdf_stages(
     counts = page_counts(store, context.partition_keys)
     keys = sorted(context.partition_keys, key=lambda key: (-counts[key], key))  # the longest first
     events = PdfEvents(context, stages, len(keys), plan.versions)
-    suite = SuiteBatches(plan, gates.gates()) if VALIDATED_CHUNKS in stages else None
+    keep_piece = partial(write_export_piece, store, schema_dir=gates.expectations_path)
+    suite = BatchedSuiteGate(plan, gates.gates(), keep_piece) if VALIDATED_CHUNKS in stages else None
     for outcome in build_in_pool(partial(build_pdf, plan), keys, workers.count(), partial(record_death, plan)):
         yield from events.record(outcome)
         for verdict in suite.add(outcome) if suite else ():

@@ -1,0 +1,39 @@
+"""A PDF copied under another name of its corpus is built and exported once, the copy named as its duplicate."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pocket_assets.cli.main import main
+from pocket_assets.export.sdk_lines import parse_sdk_file
+from pocket_assets.stages.registry import RAW_PDF
+from pocket_assets.stages.store import PartitionStore
+from pocket_assets_tests.pdf_factory import small_corpus
+
+
+def test_a_copy_is_built_and_exported_once_and_named_unless_both_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    small_corpus(raw)
+    shutil.copyfile(raw / "fr" / "reglement.pdf", raw / "fr" / "reglement (copie).pdf")
+    args = ["build", "--raw-dir", str(raw), "--output-dir", str(out)]
+
+    assert main(args) == 0, "a duplicate is no failure"
+    printed = capsys.readouterr().out
+    assert "fr/reglement.pdf is a copy of fr/reglement (copie).pdf (the same bytes in the same corpus)" in printed
+    assert not PartitionStore(out / "stages").manifest(RAW_PDF, "fr/reglement.pdf"), "built once"
+    sources = [line.source for line in parse_sdk_file(out / "chunks_fr.txt", has_context=True)]
+    assert set(sources) == {"reglement (copie).pdf"}
+    metadata = json.loads((out / "chunks_mode_b_fr.json").read_text(encoding="utf-8"))["metadata"]
+    assert metadata["duplicates"] == [{"pdf": "fr/reglement.pdf", "duplicate_of": "fr/reglement (copie).pdf"}]
+    assert main([*args, "--pdf", "fr/reglement.pdf"]) == 2
+    assert "is a copy of fr/reglement (copie).pdf" in capsys.readouterr().out
+
+    monkeypatch.setenv("POCKET_ASSETS_KEEP_DUPLICATES", "1")
+    assert main(args) == 0
+    sources = [line.source for line in parse_sdk_file(out / "chunks_fr.txt", has_context=True)]
+    assert set(sources) == {"reglement (copie).pdf", "reglement.pdf"}, "the setting keeps both"
