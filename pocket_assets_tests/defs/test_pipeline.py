@@ -75,7 +75,7 @@ def test_the_run_log_names_every_pdf_once_on_shared_progress_lines(sample_build)
     lines = [entry.user_message for entry in instance.all_logs(first_run.run_id) if entry.dagster_event is None]
     step = "+".join(PER_PDF)
     progress = [line for line in lines if line.startswith(f"{step} [")]
-    assert any(line.startswith(f"{step} [3/3] ") for line in progress), progress
+    assert any(line.startswith(f"{step} [3/3 done, 0 failed] ") for line in progress), progress
     for key in SAMPLE_KEYS:
         assert sum(f"{key}: " in line for line in progress) == 1, (key, progress)
     assert all(" rows in " in line for line in progress)
