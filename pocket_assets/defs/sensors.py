@@ -5,7 +5,8 @@ nothing: a PDF dropped in becomes a partition, a removed one (or a copy of anoth
 corpus, or a key typed by hand that names no PDF) is deleted with its stage files, each file is
 observed as `pdf_file` with its sha256 (so an edited PDF turns its partitions stale), and the
 plan's verdict (`up_to_date` on `validated_chunks`) is recorded whenever it changes. When it
-deleted a partition the export shipped, it requests the export.
+deleted a partition the export shipped, it requests the export, unless a run of the PDFs or of
+the export is queued or running (`corpus_export_sensor` exports after it).
 
 `build_changed_pdfs` (off by default) also builds: every tick, the PDFs the plan says are missing,
 changed, failed or built with other settings, in ranges of PDFs.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from dagster import (
     AssetKey,
+    DagsterInstance,
     DagsterRunStatus,
     DefaultSensorStatus,
     RunRequest,
@@ -30,7 +32,7 @@ from dagster import (
     sensor,
 )
 
-from pocket_assets.defs.jobs import BUILD_CORPUS, build_corpus_job, export_corpus_job
+from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS, build_corpus_job, export_corpus_job
 from pocket_assets.defs.partition_sync import sync_partitions
 from pocket_assets.defs.partitions import pdf_partitions, range_size
 from pocket_assets.defs.planning import plan_digest, plan_folder, up_to_date_evaluation
@@ -42,7 +44,9 @@ from pocket_assets.export.fingerprint import export_fingerprint, exported_finger
 from pocket_assets.stages.registry import STAGES, VALIDATED_CHUNKS
 from pocket_assets.stages.staleness import build_fingerprint
 
-# Runs not finished yet, whatever launched them (a backfill from the asset graph runs under another job name).
+# Runs not finished yet, whatever launched them: a backfill from the asset graph runs under Dagster's hidden asset job
+# (its run names the assets it builds), while a run a sensor or the schedule requests for a whole job carries no asset
+# selection at all (its job's name says what it builds).
 _UNFINISHED = RunsFilter(
     statuses=[
         DagsterRunStatus.QUEUED,
@@ -53,6 +57,17 @@ _UNFINISHED = RunsFilter(
     ]
 )
 _BUILT_OR_EXPORTED = frozenset({AssetKey(stage.name) for stage in STAGES} | {AssetKey("android_export")})
+_BUILDING_OR_EXPORTING_JOBS = frozenset({BUILD_CORPUS, EXPORT_CORPUS})
+
+
+def _unfinished_builds_or_exports(instance: DagsterInstance) -> list[str]:
+    """The runs queued or running that build PDFs or export: the export waits for them."""
+    return [
+        record.dagster_run.run_id
+        for record in instance.get_run_records(filters=_UNFINISHED)
+        if record.dagster_run.job_name in _BUILDING_OR_EXPORTING_JOBS
+        or (record.dagster_run.asset_selection or frozenset()) & _BUILT_OR_EXPORTED
+    ]
 
 
 @sensor(
@@ -81,7 +96,8 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
     requests = []
     fingerprint = export_fingerprint(paths.store(), plan.partition_keys, paths.export_strict)
     exported = exported_fingerprint(paths.output_path)
-    if removed and exported is not None and fingerprint != exported:  # a PDF the export shipped is gone
+    # A PDF the export shipped is gone; a run queued or running will be followed by corpus_export_sensor's export.
+    if removed and exported is not None and fingerprint != exported and not _unfinished_builds_or_exports(context.instance):
         requests.append(RunRequest(run_key=f"export@{fingerprint}"))
     summary = (
         f"{len(partitions)} PDF(s) in {paths.raw_path}: {len(added)} added, {len(removed)} removed, "
@@ -122,11 +138,7 @@ def build_changed_pdfs(context: SensorEvaluationContext, paths: CorpusPaths) -> 
     "stages or of the export is queued or running and the export is behind the stage files.",
 )
 def corpus_export_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> RunRequest | SkipReason:
-    busy = [
-        record.dagster_run.run_id
-        for record in context.instance.get_run_records(filters=_UNFINISHED)
-        if (record.dagster_run.asset_selection or frozenset()) & _BUILT_OR_EXPORTED
-    ]
+    busy = _unfinished_builds_or_exports(context.instance)
     if busy:
         return SkipReason(f"{len(busy)} run(s) of the PDFs or the export not finished; the export waits for them")
     keys = paths.scan().keys
