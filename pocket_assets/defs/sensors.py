@@ -42,6 +42,7 @@ from pocket_assets.defs.resources import CorpusPaths, environment_versions
 from pocket_assets.defs.scan_cursor import decode_digests, dumps, encode_digests, loads
 from pocket_assets.export.fingerprint import export_fingerprint, exported_fingerprint
 from pocket_assets.stages.registry import STAGES, VALIDATED_CHUNKS
+from pocket_assets.stages.sources import recorded_by_build
 from pocket_assets.stages.staleness import build_fingerprint
 
 # Runs not finished yet, whatever launched them: a backfill from the asset graph runs under Dagster's hidden asset job
@@ -85,9 +86,12 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
     plan, digests = plan_folder(paths, known)
     added, removed = sync_partitions(context.instance, paths.store(), plan, log=context.log.info)
     partitions = set(plan.partition_keys)
+    store = paths.store()
+    # A file its raw_pdf recorded as it is now was observed by that build: neither observed again nor kept in the cursor.
+    unbuilt = {key: digest for key, digest in digests.items() if not recorded_by_build(store, key, digest)}
     observations = [
         pdf_file_observation(key, digest.sha256)
-        for key, digest in sorted(digests.items())
+        for key, digest in sorted(unbuilt.items())
         if key in partitions
         and (known[key].sha256 != digest.sha256 if key in known else observed_sha256(context.instance, key) != digest.sha256)
     ]
@@ -107,7 +111,7 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
         run_requests=requests,
         asset_events=events,
         skip_reason=None if requests else summary,
-        cursor=dumps({"files": encode_digests(digests), "verdicts": verdicts}),
+        cursor=dumps({"files": encode_digests(unbuilt), "verdicts": verdicts}),
     )
 
 

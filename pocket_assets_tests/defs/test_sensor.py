@@ -1,6 +1,7 @@
 """The folder sensor over several ticks (PDFs added, edited, copied, removed, keys typed by hand), the build-on-change
 sensor, and the export sensor."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -168,3 +169,18 @@ def test_one_export_for_a_removed_pdf_while_a_job_run_is_not_finished(instance: 
     assert removed.run_requests == [], "an export is running: the export sensor follows it if it is still behind"
     instance.delete_run(run_id)
     assert export_tick().run_key.startswith("export@"), "nothing running any more, and the export ships a removed PDF"
+
+
+def test_over_built_pdfs_the_cursor_is_empty_and_nothing_is_observed_again(instance: DagsterInstance, tmp_path: Path) -> None:
+    """Each build observes the file it read; the sensor's cursor (stored with every tick) holds only files no build
+    has read, so it stays small whatever the corpus size."""
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
+    assert materialize_corpus(instance, paths).success
+    tick = _tick(instance, paths, None)
+    assert _observed(tick) == {}, "the build observed each file as it read it"
+    assert json.loads(tick.cursor)["files"] == {}
+    text_pdf(raw / "fr" / "ajout.pdf", ["Un ajout au règlement."])
+    later = _tick(instance, paths, tick.cursor)
+    assert list(_observed(later)) == ["fr/ajout.pdf"] and list(json.loads(later.cursor)["files"]) == ["fr/ajout.pdf"]
