@@ -24,12 +24,13 @@ from pocket_assets.defs.assembly import build_definitions
 from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS
 from pocket_assets.defs.partition_sync import register_pdfs
 from pocket_assets.defs.partitions import pdf_partitions, range_size
+from pocket_assets.defs.planning import plan_folder
 from pocket_assets.defs.ranges import pdf_ranges, run_tags
-from pocket_assets.defs.resources import CorpusPaths, SettingResources
+from pocket_assets.defs.resources import CorpusPaths
 from pocket_assets.export.fingerprint import export_fingerprint, exported_fingerprint
-from pocket_assets.stages.duplicates import duplicate_pdfs, duplicate_sentence
 from pocket_assets.stages.output_folder import OutputFolderRefused
 from pocket_assets.stages.pdf_notes import EXPORT, pdf_warnings
+from pocket_assets.stages.planner import duplicate_sentence
 from pocket_assets.stages.registry import RAW_PDF, STAGES, Stage
 from pocket_assets.stages.store import STATUS_OK, PartitionStore
 
@@ -69,18 +70,15 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: 
 
 def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str], every: bool) -> int:
     scan = paths.scan()
-    register_pdfs(instance, scan.keys)
-    sources = paths.sources(scan.keys)
-    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
+    plan, _ = plan_folder(paths)
+    register_pdfs(instance, plan.partition_keys)
+    duplicates = plan.duplicates
     if pdfs:
         wanted, up_to_date = [_partition_key(paths.raw_path, pdf, scan, duplicates) for pdf in pdfs], []
     elif every:
-        wanted, up_to_date = [key for key in scan.keys if key not in duplicates], []
+        wanted, up_to_date = plan.partition_keys, []
     else:
-        staleness = SettingResources.from_environment().staleness(paths.store(), sources)
-        verdicts = [verdict for verdict in staleness if verdict.partition_key not in duplicates]
-        wanted = [verdict.partition_key for verdict in verdicts if verdict.stale]
-        up_to_date = [verdict.partition_key for verdict in verdicts if not verdict.stale]
+        wanted, up_to_date = [pdf.key for pdf in plan.to_build], [pdf.key for pdf in plan.up_to_date]
     stages = tuple(stage for stage in STAGES if not select or stage.name in select)
     exporting = not select or "android_export" in select
     definitions = build_definitions(paths, loggers={"console": cli_console})

@@ -21,6 +21,8 @@ SELECTABLE = ("raw_pdf", "pages", "parents", "children", "table_summaries", "val
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(line_buffering=True)  # each line as it is printed, also into a pipe or a log file
     parser = argparse.ArgumentParser(prog="pocket-assets", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser(

@@ -1,11 +1,12 @@
-"""`pocket-assets stale`: the PDFs a build would build, each with why."""
+"""`pocket-assets stale`: the PDFs a build would build, each with why, and the files it would not build."""
 
 from __future__ import annotations
 
 from pocket_assets.cli.paths import cli_paths
-from pocket_assets.defs.resources import SettingResources, environment_versions
+from pocket_assets.defs.planning import plan_folder
+from pocket_assets.defs.resources import environment_versions
 from pocket_assets.stages.output_folder import OutputFolderRefused
-from pocket_assets.stages.staleness import describe
+from pocket_assets.stages.planner import describe, duplicate_sentence
 
 
 def list_stale(raw_dir: str | None, output_dir: str | None) -> int:
@@ -16,10 +17,14 @@ def list_stale(raw_dir: str | None, output_dir: str | None) -> int:
         print(error)
         return 2
     versions = environment_versions()
-    verdicts = SettingResources.from_environment().staleness(paths.store(), paths.sources())
-    stale = [verdict for verdict in verdicts if verdict.stale]
-    print(f"{len(stale)} of {len(verdicts)} PDF(s) in {paths.raw_path} to build; current versions:")
+    plan, _ = plan_folder(paths)
+    to_build = plan.to_build
+    print(f"{len(to_build)} of {len(plan.partition_keys)} PDF(s) in {paths.raw_path} to build; current versions:")
     print("\n".join(f"  {stage}: {version}" for stage, version in versions.items() if version))
-    if stale:
-        print(describe(stale))
+    if to_build:
+        print(describe(to_build))
+    for key, original in sorted(plan.duplicates.items()):
+        print(duplicate_sentence(key, original))
+    for _, why in plan.not_built:
+        print(why)
     return 0

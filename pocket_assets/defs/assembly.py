@@ -15,6 +15,7 @@ from dagster import Definitions, LoggerDefinition, definitions, in_process_execu
 
 from pocket_assets.defs.assets.evaluation import child_embeddings, retrieval_eval
 from pocket_assets.defs.assets.export import android_export
+from pocket_assets.defs.assets.pdf_file import pdf_file
 from pocket_assets.defs.assets.pdf_stages import pdf_stages
 from pocket_assets.defs.jobs import build_corpus_job, export_corpus_job
 from pocket_assets.defs.resources import (
@@ -25,10 +26,9 @@ from pocket_assets.defs.resources import (
     default_paths,
 )
 from pocket_assets.defs.schedules import corpus_refresh
-from pocket_assets.defs.sensors import corpus_export_sensor, raw_pdf_sensor
-from pocket_assets.defs.stale_sensor import stale_pdfs
+from pocket_assets.defs.sensors import build_changed_pdfs, corpus_export_sensor, pdf_folder_sensor
 
-ASSETS = [pdf_stages, android_export, retrieval_eval, child_embeddings]
+ASSETS = [pdf_file, pdf_stages, android_export, retrieval_eval, child_embeddings]
 
 
 def build_resources(paths: CorpusPaths | None = None) -> dict[str, object]:
@@ -56,7 +56,7 @@ def build_definitions(paths: CorpusPaths | None = None, loggers: dict[str, Logge
         assets=ASSETS,
         jobs=[build_corpus_job, export_corpus_job],
         schedules=[corpus_refresh],
-        sensors=[raw_pdf_sensor, corpus_export_sensor, stale_pdfs],
+        sensors=[pdf_folder_sensor, build_changed_pdfs, corpus_export_sensor],
         resources=build_resources(paths),
         executor=in_process_executor,
         loggers=loggers,

@@ -14,7 +14,7 @@ configures (tokenizer, chunk policy, summarizer, extraction options).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -48,12 +48,20 @@ def range_backfill_policy() -> BackfillPolicy:
     return BackfillPolicy.multi_run(max_partitions_per_run=range_size())
 
 
-def stage_spec(stage: Stage, *, group_name: str, description: str, code_version: str | None, kinds: set[str]) -> AssetSpec:
-    """A per-PDF stage as an asset of the per-PDF step: partitioned by PDF, depending on its upstream stages,
-    materialized PDF by PDF (skippable: a PDF that fails gets no materialization)."""
+def stage_spec(
+    stage: Stage,
+    *,
+    group_name: str,
+    description: str,
+    code_version: str | None,
+    kinds: set[str],
+    deps: Sequence[str] = (),
+) -> AssetSpec:
+    """A per-PDF stage as an asset of the per-PDF step: partitioned by PDF, depending on its upstream stages (and
+    `deps`), materialized PDF by PDF (skippable: a PDF that fails gets no materialization)."""
     return AssetSpec(
         stage.name,
-        deps=[upstream.name for upstream in stage.upstream],
+        deps=[*deps, *(upstream.name for upstream in stage.upstream)],
         description=description,
         group_name=group_name,
         kinds=kinds,

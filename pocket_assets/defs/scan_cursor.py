@@ -1,25 +1,33 @@
-"""The sensors' cursors: what each PDF file looked like at the last tick, as short as JSON allows.
+"""The folder sensor's cursor: what each PDF no build has read yet looked like when it was hashed.
 
-A sensor's cursor is shown on its page in the UI; one `[size, mtime_ns, sha256]`
-triple per PDF keeps it readable and small while still sparing a rehash of every
-unchanged file at each tick.
+A sensor's cursor is shown on its page in the UI and stored with each tick. A file its `raw_pdf`
+recorded is known from that manifest; the cursor holds only the others (new, changed, or never
+built), one `[size, mtime_ns, ctime_ns, inode, sha256]` list each, so it stays small at any corpus
+size while sparing a rehash of an unchanged file at each tick (`stages.sources.file_digests`, the
+build's own change detector, reads it).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from pocket_assets.stages.corpus_scan import FileState
+from pocket_assets.stages.sources import FILE_CTIME_NS, FILE_INODE, FILE_MTIME_NS, FILE_SIZE, FileDigest
+
+_STAMP = (FILE_SIZE, FILE_MTIME_NS, FILE_CTIME_NS, FILE_INODE)
 
 
-def encode_states(states: Mapping[str, FileState]) -> dict[str, list[Any]]:
-    return {key: [state.size, state.mtime_ns, state.sha256] for key, state in sorted(states.items())}
+def encode_digests(digests: Mapping[str, FileDigest]) -> dict[str, list[Any]]:
+    return {key: [*(digest.stamp[name] for name in _STAMP), digest.sha256] for key, digest in sorted(digests.items())}
 
 
-def decode_states(encoded: Mapping[str, list[Any]]) -> dict[str, FileState]:
-    return {key: FileState(size, mtime_ns, sha256) for key, (size, mtime_ns, sha256) in encoded.items()}
+def decode_digests(encoded: Mapping[str, list[Any]]) -> dict[str, FileDigest]:
+    digests = {}
+    for key, values in encoded.items():
+        if isinstance(values, list) and len(values) == len(_STAMP) + 1:  # an older cursor's entry: hashed again
+            digests[key] = FileDigest(values[-1], dict(zip(_STAMP, values)))
+    return digests
 
 
 def dumps(cursor: Mapping[str, Any]) -> str:
@@ -27,9 +35,8 @@ def dumps(cursor: Mapping[str, Any]) -> str:
 
 
 def loads(cursor: str | None) -> dict[str, Any]:
-    return json.loads(cursor) if cursor else {}
-
-
-def digest(text: str) -> str:
-    """A short stand-in for a text the cursor only needs to compare, not to show."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    try:
+        loaded = json.loads(cursor) if cursor else {}
+    except ValueError:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}

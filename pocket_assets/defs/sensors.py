@@ -1,20 +1,27 @@
-"""The deployment's watchers: the raw folder (`raw_pdf_sensor`) and the export (`corpus_export_sensor`).
+"""The deployment's watchers: the raw folder (`pdf_folder_sensor`, `build_changed_pdfs`) and the export.
 
-`raw_pdf_sensor` watches the deployment's raw folder: a new PDF becomes a partition and is
-built, a changed one (sha256) is rebuilt, a removed one's partition and stage files are deleted
-and the export is requested in the same tick. Its first tick has no cursor, so every PDF looks
-new; it builds only those missing or stale, so turning it on over fresh builds launches nothing.
+`pdf_folder_sensor` (on by default) keeps what Dagster shows equal to the folder, building
+nothing: a PDF dropped in becomes a partition, a removed one (or a copy of another PDF of its
+corpus, or a key typed by hand that names no PDF) is deleted with its stage files, each file is
+observed as `pdf_file` with its sha256 (so an edited PDF turns its partitions stale), and the
+plan's verdict (`up_to_date` on `validated_chunks`) is recorded whenever it changes. When it
+deleted a partition the export shipped, it requests the export, unless a run of the PDFs or of
+the export is queued or running (`corpus_export_sensor` exports after it).
+
+`build_changed_pdfs` (off by default) also builds: every tick, the PDFs the plan says are missing,
+changed, failed or built with other settings, in ranges of PDFs.
 
 `corpus_export_sensor` runs the export once the PDFs of a build or a backfill are done: when no
 run of the per-PDF stages or of the export is queued or running, and the stage files no longer
-match what the last export was made from (`export.fingerprint`). Before any PDF was built and
-any export made (a deployment's first start) there is nothing to export, and it waits.
+match what the last export was made from (`export.fingerprint`). A file dropped into the
+folder changes nothing until it is built.
 """
 
 from __future__ import annotations
 
 from dagster import (
     AssetKey,
+    DagsterInstance,
     DagsterRunStatus,
     DefaultSensorStatus,
     RunRequest,
@@ -25,18 +32,22 @@ from dagster import (
     sensor,
 )
 
-from pocket_assets.defs.jobs import BUILD_CORPUS, build_corpus_job, export_corpus_job
-from pocket_assets.defs.partition_sync import forget_pdfs, vanished_pdfs
+from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS, build_corpus_job, export_corpus_job
+from pocket_assets.defs.partition_sync import sync_partitions
 from pocket_assets.defs.partitions import pdf_partitions, range_size
+from pocket_assets.defs.planning import plan_digest, plan_folder, up_to_date_evaluation
+from pocket_assets.defs.provenance import observed_sha256, pdf_file_observation
 from pocket_assets.defs.ranges import run_requests
-from pocket_assets.defs.resources import CorpusPaths, SettingResources
-from pocket_assets.defs.scan_cursor import decode_states, dumps, encode_states, loads
+from pocket_assets.defs.resources import CorpusPaths, environment_versions
+from pocket_assets.defs.scan_cursor import decode_digests, dumps, encode_digests, loads
 from pocket_assets.export.fingerprint import export_fingerprint, exported_fingerprint
-from pocket_assets.stages.corpus_scan import scan_corpus
-from pocket_assets.stages.duplicates import duplicate_pdfs
 from pocket_assets.stages.registry import STAGES, VALIDATED_CHUNKS
+from pocket_assets.stages.sources import recorded_by_build
+from pocket_assets.stages.staleness import build_fingerprint
 
-# Runs not finished yet, whatever launched them (a backfill from the asset graph runs under another job name).
+# Runs not finished yet, whatever launched them: a backfill from the asset graph runs under Dagster's hidden asset job
+# (its run names the assets it builds), while a run a sensor or the schedule requests for a whole job carries no asset
+# selection at all (its job's name says what it builds).
 _UNFINISHED = RunsFilter(
     statuses=[
         DagsterRunStatus.QUEUED,
@@ -47,40 +58,80 @@ _UNFINISHED = RunsFilter(
     ]
 )
 _BUILT_OR_EXPORTED = frozenset({AssetKey(stage.name) for stage in STAGES} | {AssetKey("android_export")})
+_BUILDING_OR_EXPORTING_JOBS = frozenset({BUILD_CORPUS, EXPORT_CORPUS})
+
+
+def _unfinished_builds_or_exports(instance: DagsterInstance) -> list[str]:
+    """The runs queued or running that build PDFs or export: the export waits for them."""
+    return [
+        record.dagster_run.run_id
+        for record in instance.get_run_records(filters=_UNFINISHED)
+        if record.dagster_run.job_name in _BUILDING_OR_EXPORTING_JOBS
+        or (record.dagster_run.asset_selection or frozenset()) & _BUILT_OR_EXPORTED
+    ]
 
 
 @sensor(
-    jobs=[build_corpus_job, export_corpus_job],
+    job=export_corpus_job,
     minimum_interval_seconds=30,
-    description="Watches the raw PDF folder: a new PDF becomes a partition and is built, a PDF whose sha256 changed "
-    "is rebuilt, a removed PDF's partition and stage files are deleted and the export redone. PDFs found together "
-    "are built in ranges. Its first tick builds only what is missing or stale. Off by default.",
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Keeps the partitions equal to the raw folder, building nothing: a new PDF becomes a partition, a "
+    "removed one (or a copy of another PDF of its corpus, or a key that names no PDF) is deleted with its stage "
+    "files, each file is observed as pdf_file with its sha256 (an edited PDF turns stale), and the PDFs to build "
+    "are listed in the up_to_date check of validated_chunks. Requests the export when it deleted a partition the export shipped.",
 )
-def raw_pdf_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorResult:
-    known = decode_states(loads(context.cursor))
-    changes = scan_corpus(paths.raw_path, known, paths.corpus_names)
-    registered = context.instance.get_dynamic_partitions(pdf_partitions.name)
-    removed = vanished_pdfs(context.instance, list(changes.states))
-    forget_pdfs(context.instance, paths.store(), removed, log=context.log.info)
-    new_partitions = sorted(key for key in changes.states if key not in registered)
-    sources = {key: state.sha256 for key, state in changes.states.items()}
-    duplicates = {} if paths.keep_duplicates else duplicate_pdfs(sources)
-    candidates = sorted({*changes.added, *changes.changed, *new_partitions} - set(duplicates))
-    if context.cursor is None:
-        verdicts = SettingResources.from_environment().staleness(
-            paths.store(), {key: changes.states[key].sha256 for key in candidates}
-        )
-        candidates = [verdict.partition_key for verdict in verdicts if verdict.stale]
-    ordered = [key for key in registered if key in changes.states] + new_partitions
-    requests = run_requests(ordered, {key: changes.states[key].sha256 for key in candidates}, range_size(), BUILD_CORPUS)
-    if removed:
-        fingerprint = export_fingerprint(paths.store(), list(changes.states), paths.export_strict)
-        requests.append(RunRequest(job_name=export_corpus_job.name, run_key=f"export@{fingerprint}"))
+def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorResult:
+    cursor = loads(context.cursor)
+    known = decode_digests(cursor.get("files", {}))
+    plan, digests = plan_folder(paths, known)
+    added, removed = sync_partitions(context.instance, paths.store(), plan, log=context.log.info)
+    partitions = set(plan.partition_keys)
+    store = paths.store()
+    # A file its raw_pdf recorded as it is now was observed by that build: neither observed again nor kept in the cursor.
+    unbuilt = {key: digest for key, digest in digests.items() if not recorded_by_build(store, key, digest)}
+    observations = [
+        pdf_file_observation(key, digest.sha256)
+        for key, digest in sorted(unbuilt.items())
+        if key in partitions
+        and (known[key].sha256 != digest.sha256 if key in known else observed_sha256(context.instance, key) != digest.sha256)
+    ]
+    verdicts = plan_digest(plan)
+    events = [*observations, *([up_to_date_evaluation(plan)] if cursor.get("verdicts") != verdicts else [])]
+    requests = []
+    fingerprint = export_fingerprint(paths.store(), plan.partition_keys, paths.export_strict)
+    exported = exported_fingerprint(paths.output_path)
+    # A PDF the export shipped is gone; a run queued or running will be followed by corpus_export_sensor's export.
+    if removed and exported is not None and fingerprint != exported and not _unfinished_builds_or_exports(context.instance):
+        requests.append(RunRequest(run_key=f"export@{fingerprint}"))
+    summary = (
+        f"{len(partitions)} PDF(s) in {paths.raw_path}: {len(added)} added, {len(removed)} removed, "
+        f"{len(observations)} new or changed, {len(plan.to_build)} to build"
+    )
     return SensorResult(
         run_requests=requests,
-        dynamic_partitions_requests=[pdf_partitions.build_add_request(new_partitions)] if new_partitions else [],
-        cursor=dumps(encode_states(changes.states)),
+        asset_events=events,
+        skip_reason=None if requests else summary,
+        cursor=dumps({"files": encode_digests(unbuilt), "verdicts": verdicts}),
     )
+
+
+@sensor(
+    job=build_corpus_job,
+    minimum_interval_seconds=30,
+    description="Builds, every tick, the PDFs that are missing, changed (sha256), failed or built with other settings, "
+    "in ranges of PDFs, after making the partitions equal to the raw folder as pdf_folder_sensor does. Off by "
+    "default: building stays a choice (the UI), or the nightly corpus_refresh schedule's.",
+)
+def build_changed_pdfs(context: SensorEvaluationContext, paths: CorpusPaths) -> SensorResult | SkipReason:
+    plan, _ = plan_folder(paths)
+    sync_partitions(context.instance, paths.store(), plan, log=context.log.info)
+    to_build = plan.to_build
+    if not to_build:
+        return SkipReason(f"all {len(plan.partition_keys)} PDF(s) up to date")
+    versions = environment_versions()
+    fingerprints = {pdf.key: build_fingerprint(pdf.sha256, versions) for pdf in to_build}
+    ordered = context.instance.get_dynamic_partitions(pdf_partitions.name)
+    return SensorResult(run_requests=run_requests(ordered, fingerprints, range_size(), BUILD_CORPUS))
 
 
 @sensor(
@@ -91,11 +142,7 @@ def raw_pdf_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> Sens
     "stages or of the export is queued or running and the export is behind the stage files.",
 )
 def corpus_export_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> RunRequest | SkipReason:
-    busy = [
-        record.dagster_run.run_id
-        for record in context.instance.get_run_records(filters=_UNFINISHED)
-        if (record.dagster_run.asset_selection or frozenset()) & _BUILT_OR_EXPORTED
-    ]
+    busy = _unfinished_builds_or_exports(context.instance)
     if busy:
         return SkipReason(f"{len(busy)} run(s) of the PDFs or the export not finished; the export waits for them")
     keys = paths.scan().keys

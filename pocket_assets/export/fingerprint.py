@@ -3,7 +3,7 @@
 An export is made from the corpus's PDFs (which are in the raw folder) and, for each, its last
 `validated_chunks` attempt (the manifest says how it ended, in which run). Their fingerprint is
 written beside the exports once they are published; when the fingerprint of the stage files
-now differs (a PDF built, failed, added or removed since), the export is behind.
+now differs (a PDF built, failed or removed since), the export is behind.
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ STATE_FILE = "export_state.json"
 
 
 def export_fingerprint(store: PartitionStore, keys: Sequence[str], strict: bool) -> str:
-    """A digest of the PDFs and of how each one's last `validated_chunks` attempt ended."""
+    """A digest of how each PDF's last `validated_chunks` attempt ended. A PDF no build has reached yet is left
+    out: a file dropped into the folder changes nothing the export would ship until it is built (or fails)."""
     digest = hashlib.sha256(f"strict={strict}\n".encode())
     for key in sorted(keys):
         manifest = store.manifest(VALIDATED_CHUNKS, key)
-        state = (manifest.status, manifest.run_id, manifest.rows) if manifest is not None else None
-        digest.update(json.dumps([key, state]).encode("utf-8") + b"\n")
+        if manifest is not None:
+            digest.update(json.dumps([key, manifest.status, manifest.run_id, manifest.rows]).encode("utf-8") + b"\n")
     return digest.hexdigest()[:32]
 
 

@@ -43,8 +43,8 @@ from pocket_assets.export.writer import (
     remove_leftover_temps,
     write_corpus_parts,
 )
-from pocket_assets.stages.duplicates import duplicate_pdfs, duplicate_sentence
 from pocket_assets.stages.pdf_notes import EXPORT, pdf_warnings
+from pocket_assets.stages.planner import duplicate_sentence, duplicates_within_corpus
 from pocket_assets.stages.registry import STAGES
 from pocket_assets.stages.sources import current_sha256
 from pocket_assets.stages.store import STATUS_OK, PartitionManifest, PartitionStore
@@ -93,7 +93,7 @@ def publish_exports(
     docstring); raises ExportRefused when the export is refused as a whole. `schema_dir` holds the suites and
     schemas; `run_id` is recorded in each PDF's `android_export` manifest."""
     fingerprint = export_fingerprint(store, scan.keys, strict)
-    duplicates = {} if keep_duplicates else duplicate_pdfs(current_sha256(store, raw_dir, scan.keys))
+    duplicates = {} if keep_duplicates else duplicates_within_corpus(store, current_sha256(store, raw_dir, scan.keys), corpora)
     selection = select_for_export(store, [key for key in scan.keys if key not in duplicates])
     suite_columns = corpus_frame_columns(schema_dir)
     held = tuple(dict.fromkeys(KEY_COLUMNS + suite_columns))

@@ -3,14 +3,15 @@
 Whether a PDF changed is decided on its bytes (sha256), and hashing a folder of 20,000 pages reads
 it whole (~1 GB) at each `pocket-assets build`, even when nothing changed. `raw_pdf` records, beside the
 sha256 it hashed, the file's size and modification time as it found them; a file whose size and
-modification time are still those gets that sha256 again, any other is hashed (as the raw-folder
-sensor's cursor does).
+modification time (and inode and change time) are still those gets that sha256 again, any other is
+hashed; a sensor keeps the same stamps in its cursor for the files no build has read yet.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from pocket_assets.core.raw_folder import sha256_file
@@ -37,9 +38,23 @@ def file_stamp(path: Path) -> dict[str, int]:
     }
 
 
-def current_sha256(store: PartitionStore, raw_dir: Path, keys: Sequence[str]) -> dict[str, str]:
-    """Key -> sha256 of the file now in the folder; a key whose file is gone or unreadable is left out."""
-    shas = {}
+@dataclass(frozen=True)
+class FileDigest:
+    """A file's sha256 and the stamp (`file_stamp`) it had when it was hashed."""
+
+    sha256: str
+    stamp: Mapping[str, int]
+
+
+def file_digests(
+    store: PartitionStore, raw_dir: Path, keys: Sequence[str], known: Mapping[str, FileDigest] | None = None
+) -> dict[str, FileDigest]:
+    """Key -> the file's digest now; a key whose file is gone or unreadable is left out.
+
+    The one change detector: a file keeps the sha256 its `raw_pdf` recorded, or that `known` (a sensor's
+    cursor) holds, while its stamp is the one recorded with it; any other file is read and hashed.
+    """
+    digests = {}
     for key in keys:
         path = raw_dir / key
         try:
@@ -47,14 +62,33 @@ def current_sha256(store: PartitionStore, raw_dir: Path, keys: Sequence[str]) ->
         except OSError:
             continue
         recorded = store.manifest(RAW_PDF, key) if store.accepts(key) else None
+        previous = (known or {}).get(key)
         if recorded is not None and recorded.status == STATUS_OK and recorded.source_sha256 and _same(recorded.extra, stamp):
-            shas[key] = recorded.source_sha256
+            digests[key] = FileDigest(recorded.source_sha256, stamp)
+        elif previous is not None and _same(previous.stamp, stamp):
+            digests[key] = previous
         else:
             try:
-                shas[key] = sha256_file(path)
+                digests[key] = FileDigest(sha256_file(path), stamp)
             except OSError:  # removed or made unreadable since: as a file that is gone (its build says why)
                 continue
-    return shas
+    return digests
+
+
+def recorded_by_build(store: PartitionStore, key: str, digest: FileDigest) -> bool:
+    """Whether `raw_pdf` recorded this very file (same sha256, same stamp): what a build read, no cursor need hold it."""
+    recorded = store.manifest(RAW_PDF, key) if store.accepts(key) else None
+    return (
+        recorded is not None
+        and recorded.status == STATUS_OK
+        and recorded.source_sha256 == digest.sha256
+        and _same(recorded.extra, digest.stamp)
+    )
+
+
+def current_sha256(store: PartitionStore, raw_dir: Path, keys: Sequence[str]) -> dict[str, str]:
+    """Key -> sha256 of the file now in the folder (`file_digests` without a cursor)."""
+    return {key: digest.sha256 for key, digest in file_digests(store, raw_dir, keys).items()}
 
 
 def _same(extra: Mapping[str, object], stamp: Mapping[str, int]) -> bool:

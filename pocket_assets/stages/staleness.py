@@ -94,25 +94,6 @@ def partition_staleness(
     return Staleness(partition_key, (problem.sentence,) if problem else ())
 
 
-def corpus_staleness(
-    store: PartitionStore,
-    sources: Mapping[str, str],
-    versions: Mapping[Stage, str | None],
-    settings: Mapping[str, Setting] | None = None,
-) -> list[Staleness]:
-    """A verdict, stale or fresh, for every PDF in `sources` (partition key -> current sha256), sorted."""
-    return [partition_staleness(store, key, sha, versions, settings) for key, sha in sorted(sources.items())]
-
-
-def stale_partitions(
-    store: PartitionStore,
-    sources: Mapping[str, str],
-    versions: Mapping[Stage, str | None],
-) -> list[Staleness]:
-    """Stale entries only, for every PDF in `sources` (partition key -> current sha256), sorted."""
-    return [verdict for verdict in corpus_staleness(store, sources, versions) if verdict.stale]
-
-
 def build_fingerprint(source_sha256: str, versions: Mapping[Stage, str | None]) -> str:
     """What a rebuild of one PDF would be built from: equal fingerprints, equal outputs.
 
@@ -120,7 +101,3 @@ def build_fingerprint(source_sha256: str, versions: Mapping[Stage, str | None]) 
     """
     by_name = json.dumps({stage.name: version for stage, version in versions.items()}, sort_keys=True, separators=(",", ":"))
     return f"{source_sha256[:16]}+{hashlib.sha256(by_name.encode()).hexdigest()[:12]}"
-
-
-def describe(stale: Sequence[Staleness]) -> str:
-    return "\n".join(f"{item.partition_key}: {'; '.join(item.reasons)}" for item in stale)

@@ -1,4 +1,4 @@
-"""A PDF copied under another name is built and exported once, the copy named as its duplicate (issue 33)."""
+"""A PDF copied under another name of its corpus is built and exported once, the copy named as its duplicate."""
 
 import json
 import shutil
@@ -24,7 +24,7 @@ def test_a_copy_is_built_and_exported_once_and_named_unless_both_are_kept(
 
     assert main(args) == 0, "a duplicate is no failure"
     printed = capsys.readouterr().out
-    assert "fr/reglement.pdf is a copy of fr/reglement (copie).pdf (the same bytes)" in printed
+    assert "fr/reglement.pdf is a copy of fr/reglement (copie).pdf (the same bytes in the same corpus)" in printed
     assert not PartitionStore(out / "stages").manifest(RAW_PDF, "fr/reglement.pdf"), "built once"
     sources = [line.source for line in parse_sdk_file(out / "chunks_fr.txt", has_context=True)]
     assert set(sources) == {"reglement (copie).pdf"}

@@ -6,6 +6,7 @@ from dagster import AssetKey, Definitions, load_from_defs_folder
 
 import pocket_assets.definitions as location
 from pocket_assets.defs.assembly import build_definitions
+from pocket_assets.defs.assets.pdf_file import PDF_FILE
 from pocket_assets.stages.registry import STAGES
 
 
@@ -28,10 +29,12 @@ def test_the_defs_folder_and_build_definitions_agree() -> None:
 
 
 def test_the_asset_lineage_is_the_registry_lineage() -> None:
+    """Each stage reads its registry upstream stages; `raw_pdf` reads the observed file (`pdf_file`)."""
     graph = build_definitions().resolve_asset_graph()
     for stage in STAGES:
         parents = {key.to_user_string() for key in graph.get(AssetKey(stage.name)).parent_keys}
-        assert parents == {upstream.name for upstream in stage.upstream}, stage
+        assert parents == ({upstream.name for upstream in stage.upstream} or {PDF_FILE}), stage
+    assert graph.get(AssetKey(PDF_FILE)).is_external and graph.get(AssetKey(PDF_FILE)).partitions_def is not None
 
 
 def test_each_stage_asset_declares_its_column_schema() -> None:

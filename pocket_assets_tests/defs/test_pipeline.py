@@ -75,7 +75,7 @@ def test_the_run_log_names_every_pdf_once_on_shared_progress_lines(sample_build)
     lines = [entry.user_message for entry in instance.all_logs(first_run.run_id) if entry.dagster_event is None]
     step = "+".join(PER_PDF)
     progress = [line for line in lines if line.startswith(f"{step} [")]
-    assert any(line.startswith(f"{step} [3/3] ") for line in progress), progress
+    assert any(line.startswith(f"{step} [3/3 done, 0 failed] ") for line in progress), progress
     for key in SAMPLE_KEYS:
         assert sum(f"{key}: " in line for line in progress) == 1, (key, progress)
     assert all(" rows in " in line for line in progress)
@@ -112,7 +112,7 @@ def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) ->
     assert metadata["questions"].value >= 20
     assert 0.6 <= metadata["bm25_hit@10"].value <= 1.0
     assert metadata["bm25_mrr"].value <= metadata["bm25_hit@10"].value
-    assert metadata["chunker_version"].value == "pocket-hier-v4"
+    assert metadata["chunker_version"].value == "pocket-hier-v5"
     assert metadata["context_header"].value == "title+section"
     assert metadata["context_max_tokens"].value == ChunkPolicy().context_max_tokens
     assert metadata["passages"].value == sum(1 for _ in (paths.output_path / "chunks_fr.txt").open()) + sum(

@@ -22,14 +22,14 @@ from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, random_bytes
 
 
 def _evaluate(instance: DagsterInstance, paths: CorpusPaths) -> list[RunRequest] | SkipReason:
-    return corpus_refresh(build_schedule_context(instance=instance, resources={"paths": paths}))
+    """One evaluation; the context is entered and exited, as Dagster's own evaluations are: a context left open
+    keeps the instance it opened bound to Dagster's process-wide state after that instance is gone."""
+    with build_schedule_context(instance=instance, resources={"paths": paths}) as context:
+        return corpus_refresh(context)
 
 
-def _job(instance: DagsterInstance, paths: CorpusPaths, name: str = build_corpus_job.name) -> JobDefinition:
-    """Resolved while an instance is entered: that binds Dagster's process-wide definitions-state storage,
-    which instances of earlier tests (and schedule evaluations) leave bound to disposed instances."""
-    with DagsterInstance.from_ref(instance.get_ref()):
-        return build_definitions(paths).resolve_job_def(name)
+def _job(paths: CorpusPaths, name: str = build_corpus_job.name) -> JobDefinition:
+    return build_definitions(paths).resolve_job_def(name)
 
 
 def _launch(instance: DagsterInstance, job: JobDefinition, request: RunRequest) -> bool:
@@ -55,7 +55,7 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
     paths = CorpusPaths(
         raw_dir=str(raw), output_dir=str(tmp_path / "out")
     )
-    job = _job(instance, paths)
+    job = _job(paths)
     every_pdf = ["fr/annexe.pdf", "fr/reglement.pdf", "intl/rules.pdf"]
 
     first = _evaluate(instance, paths)
@@ -88,7 +88,7 @@ def test_a_broken_pdf_is_tried_each_night_and_a_removed_pdf_leaves_partitions_an
     raw = tmp_path / "raw"
     small_corpus(raw)
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
-    job, export_job = _job(instance, paths), _job(instance, paths, "export_corpus")
+    job, export_job = _job(paths), _job(paths, "export_corpus")
     (first,) = _evaluate(instance, paths)
     assert _launch(instance, job, first)
 
@@ -103,7 +103,8 @@ def test_a_broken_pdf_is_tried_each_night_and_a_removed_pdf_leaves_partitions_an
     (raw / "intl" / "rules.pdf").unlink()
     assert _skip_message(_evaluate(instance, paths)) == "all 1 PDF(s) up to date"
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf"]
-    export = corpus_export_sensor(build_sensor_context(instance=instance, resources={"paths": paths}))
+    with build_sensor_context(instance=instance, resources={"paths": paths}) as context:
+        export = corpus_export_sensor(context)
     assert export.run_key.startswith("export@"), "the export sensor sees the folder changed"
     assert export_job.execute_in_process(instance=instance).success
     assert "rules.pdf" not in (tmp_path / "out" / "chunks_intl.txt").read_text(encoding="utf-8")

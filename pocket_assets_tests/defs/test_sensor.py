@@ -1,34 +1,53 @@
-"""The raw-folder sensor over several ticks (add, change and delete PDFs), and the export sensor."""
+"""The folder sensor over several ticks (PDFs added, edited, copied, removed, keys typed by hand), the build-on-change
+sensor, and the export sensor."""
 
+import json
+import shutil
 from pathlib import Path
 
-from dagster import DagsterInstance, SensorResult, build_sensor_context
+from dagster import (
+    AssetCheckEvaluation,
+    AssetObservation,
+    DagsterInstance,
+    DagsterRunStatus,
+    SensorResult,
+    SkipReason,
+    build_sensor_context,
+)
 
-from pocket_assets.core.records import PdfIdentity, to_dict
+from pocket_assets.defs.assembly import build_definitions
+from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS
 from pocket_assets.defs.partitions import pdf_partitions
+from pocket_assets.defs.provenance import DATA_VERSION_TAG, observed_sha256
 from pocket_assets.defs.ranges import PDFS_TAG, run_tags
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.defs.sensors import corpus_export_sensor, raw_pdf_sensor
+from pocket_assets.defs.sensors import build_changed_pdfs, corpus_export_sensor, pdf_folder_sensor
 from pocket_assets.stages.registry import RAW_PDF, VALIDATED_CHUNKS
-from pocket_assets.stages.store import PartitionManifest
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
 from pocket_assets_tests.pdf_factory import small_corpus, text_pdf
 
 
 def _tick(instance: DagsterInstance, paths: CorpusPaths, cursor: str | None) -> SensorResult:
-    """One evaluation with a fresh context (as after a daemon restart), applying its partition requests."""
-    context = build_sensor_context(instance=instance, cursor=cursor, resources={"paths": paths})
-    result = raw_pdf_sensor(context)
-    for request in result.dynamic_partitions_requests:
-        if request.__class__.__name__ == "AddDynamicPartitionsRequest":
-            instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
-        else:
-            for key in request.partition_keys:
-                instance.delete_dynamic_partition(request.partitions_def_name, key)
+    """One evaluation with a fresh context (as after a daemon restart), its asset events stored as the daemon does."""
+    with build_sensor_context(instance=instance, cursor=cursor, resources={"paths": paths}) as context:
+        result = pdf_folder_sensor(context)
+    for event in result.asset_events:
+        if isinstance(event, AssetObservation):
+            instance.report_runless_asset_event(event)
     return result
 
 
-def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: Path) -> None:
+def _observed(result: SensorResult) -> dict[str, str]:
+    return {e.partition: e.tags[DATA_VERSION_TAG] for e in result.asset_events if isinstance(e, AssetObservation)}
+
+
+def _check(result: SensorResult) -> AssetCheckEvaluation | None:
+    return next((e for e in result.asset_events if isinstance(e, AssetCheckEvaluation)), None)
+
+
+def test_the_folder_sensor_makes_the_partitions_the_folder_and_builds_nothing(
+    instance: DagsterInstance, tmp_path: Path
+) -> None:
     raw = tmp_path / "raw"
     text_pdf(raw / "fr" / "a.pdf", ["Premier document."])
     text_pdf(raw / "fr" / "b.pdf", ["Deuxième document."])
@@ -37,50 +56,58 @@ def test_sensor_adds_rebuilds_and_deletes(instance: DagsterInstance, tmp_path: P
 
     first = _tick(instance, paths, None)
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf", "intl/c.pdf"]
-    assert len(first.run_requests) == 1, "PDFs found together are built in one run"
-    assert first.run_requests[0].tags == run_tags(["fr/a.pdf", "fr/b.pdf", "intl/c.pdf"])
-    assert first.run_requests[0].tags[PDFS_TAG] == "3 PDFs: fr/a.pdf .. intl/c.pdf", "the runs list names them"
+    assert first.run_requests == [], "adding a partition builds nothing"
+    assert sorted(_observed(first)) == ["fr/a.pdf", "fr/b.pdf", "intl/c.pdf"], "each file observed with its sha256"
+    check = _check(first)
+    assert check is not None and not check.passed and check.metadata["pdfs_to_build"].value == 3
 
     quiet = _tick(instance, paths, first.cursor)
-    assert quiet.run_requests == [] and quiet.dynamic_partitions_requests == []
+    assert quiet.run_requests == [] and quiet.asset_events == [], "nothing changed, nothing recorded"
 
     text_pdf(raw / "fr" / "b.pdf", ["Deuxième document, révisé."])
-    changed = _tick(instance, paths, quiet.cursor)
-    assert [request.partition_key for request in changed.run_requests] == ["fr/b.pdf"]
-    assert changed.run_requests[0].run_key.startswith("fr/b.pdf@")
-    assert changed.run_requests[0].tags[PDFS_TAG] == "fr/b.pdf"
-    assert changed.dynamic_partitions_requests == []
+    edited = _tick(instance, paths, quiet.cursor)
+    assert list(_observed(edited)) == ["fr/b.pdf"] and observed_sha256(instance, "fr/b.pdf") == _observed(edited)["fr/b.pdf"]
 
-    store = paths.store()
-    identity = PdfIdentity("intl/c.pdf", "intl", "c.pdf", "0" * 64, 1, 1)
-    store.write(RAW_PDF, "intl/c.pdf", [to_dict(identity)], PartitionManifest("raw_pdf", "intl/c.pdf", "ok", rows=1))
+    instance.add_dynamic_partitions(pdf_partitions.name, ["fr/typo.pdf", "notes"])  # the UI's "Add partition"
+    shutil.copyfile(raw / "fr" / "a.pdf", raw / "fr" / "a (1).pdf")  # a copy within the corpus
+    shutil.copyfile(raw / "fr" / "a.pdf", raw / "intl" / "a.pdf")  # the same file in the other corpus: its own
+    cleaned = _tick(instance, paths, edited.cursor)
+    assert instance.get_dynamic_partitions(pdf_partitions.name) == [
+        "fr/b.pdf", "intl/c.pdf", "fr/a (1).pdf", "intl/a.pdf"
+    ], "of two copies never built, the first key is kept"
+    assert sorted(_observed(cleaned)) == ["fr/a (1).pdf", "intl/a.pdf"]
+    assert cleaned.run_requests == [], "the partitions removed were never built: nothing to export again"
+    check = _check(cleaned)
+    assert check is not None and "fr/a.pdf | copy of fr/a (1).pdf" in check.metadata["not_built"].value
+
+    assert materialize_corpus(instance, paths, keys=["intl/c.pdf"]).success
+    assert materialize_export(instance, paths).success
     (raw / "intl" / "c.pdf").unlink()
-    removed = _tick(instance, paths, changed.cursor)
+    removed = _tick(instance, paths, cleaned.cursor)
+    assert "intl/c.pdf" not in instance.get_dynamic_partitions(pdf_partitions.name)
     [export] = removed.run_requests
-    assert export.job_name == "export_corpus", "the tick that deletes a partition requests the export"
-    assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf"]
-    assert not store.data_path(RAW_PDF, "intl/c.pdf").exists()
-
-    text_pdf(raw / "intl" / "d.pdf", ["A new one."])
-    added = _tick(instance, paths, removed.cursor)
-    assert [request.partition_key for request in added.run_requests] == ["intl/d.pdf"]
-    assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/a.pdf", "fr/b.pdf", "intl/d.pdf"]
+    assert export.run_key.startswith("export@"), "a PDF the export shipped left the folder: the export is redone"
 
 
-def test_first_tick_over_fresh_builds_launches_nothing(instance: DagsterInstance, tmp_path: Path) -> None:
-    """Turning the sensor on over an instance that already built the folder rebuilds only what is stale."""
+def test_the_build_sensor_builds_what_the_plan_says_in_ranges(instance: DagsterInstance, tmp_path: Path) -> None:
+    """Over fresh builds it launches nothing; a PDF whose stage file went missing is built again alone."""
     raw = tmp_path / "raw"
     small_corpus(raw)
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
+
+    def tick():
+        with build_sensor_context(instance=instance, resources={"paths": paths}) as context:
+            return build_changed_pdfs(context)
+
+    first = tick()
+    assert len(first.run_requests) == 1, "PDFs found together are built in one run"
+    keys = instance.get_dynamic_partitions(pdf_partitions.name)
+    assert first.run_requests[0].tags == run_tags(keys) and first.run_requests[0].tags[PDFS_TAG].startswith("2 PDFs: ")
     assert materialize_corpus(instance, paths).success
-
-    first = _tick(instance, paths, None)
-    assert first.run_requests == [] and first.dynamic_partitions_requests == []
-    assert len(first.cursor) < 200 * len(instance.get_dynamic_partitions(pdf_partitions.name)), "a short cursor"
-
+    assert "up to date" in tick().skip_message
     paths.store().manifest_path(VALIDATED_CHUNKS, "intl/rules.pdf").unlink()
-    restarted = _tick(instance, paths, None)
-    assert [request.partition_key for request in restarted.run_requests] == ["intl/rules.pdf"]
+    [again] = tick().run_requests
+    assert again.partition_key == "intl/rules.pdf" and again.run_key.startswith("intl/rules.pdf@")
 
 
 def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterInstance, tmp_path: Path) -> None:
@@ -89,7 +116,8 @@ def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterI
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
 
     def tick():
-        return corpus_export_sensor(build_sensor_context(instance=instance, resources={"paths": paths}))
+        with build_sensor_context(instance=instance, resources={"paths": paths}) as context:
+            return corpus_export_sensor(context)
 
     assert "nothing to export" in tick().skip_message, "no PDF built, no export made: empty files would be published"
     assert materialize_corpus(instance, paths).success
@@ -98,4 +126,61 @@ def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterI
     assert materialize_export(instance, paths).success
     assert "up to date" in tick().skip_message
     text_pdf(raw / "fr" / "nouveau.pdf", ["Un nouveau règlement, assez long pour faire un morceau de texte."])
-    assert tick().run_key.startswith("export@"), "a PDF added to the folder changes what the export is made of"
+    assert "up to date" in tick().skip_message, "a file dropped in changes nothing the export ships until it is built"
+    assert materialize_corpus(instance, paths, keys=["fr/nouveau.pdf"]).success
+    assert tick().run_key.startswith("export@"), "once built, the export is behind"
+    paths.store().delete_partition("fr/nouveau.pdf")
+    (raw / "fr" / "nouveau.pdf").unlink()
+    assert materialize_export(instance, paths).success
+    assert "up to date" in tick().skip_message
+    assert paths.store().manifest(RAW_PDF, "fr/reglement.pdf") is not None
+
+
+def test_one_export_for_a_removed_pdf_while_a_job_run_is_not_finished(instance: DagsterInstance, tmp_path: Path) -> None:
+    """A run a sensor or the schedule requests for a whole job (`export_corpus`, `build_corpus`) carries no asset
+    selection; while it runs, both sensors see it: the export sensor waits for it, and the folder sensor, removing a
+    PDF the export shipped, requests no second export beside it (the UI once showed two export runs per removal)."""
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
+    assert materialize_corpus(instance, paths).success
+    assert materialize_export(instance, paths).success
+    first = _tick(instance, paths, None)
+    (raw / "intl" / "rules.pdf").unlink()
+    definitions = build_definitions(paths)
+
+    def export_tick() -> SkipReason | object:
+        with build_sensor_context(instance=instance, resources={"paths": paths}) as context:
+            return corpus_export_sensor(context)
+
+    def running(job: str) -> str:
+        run = instance.create_run_for_job(definitions.resolve_job_def(job), status=DagsterRunStatus.STARTED)
+        assert run.asset_selection is None, "what a sensor's or the schedule's request of a whole job runs as"
+        return run.run_id
+
+    for job in (EXPORT_CORPUS, BUILD_CORPUS):
+        run_id = running(job)
+        waiting = export_tick()
+        assert isinstance(waiting, SkipReason) and "not finished" in waiting.skip_message, (job, waiting)
+        instance.delete_run(run_id)
+    run_id = running(EXPORT_CORPUS)
+    removed = _tick(instance, paths, first.cursor)
+    assert "intl/rules.pdf" not in instance.get_dynamic_partitions(pdf_partitions.name)
+    assert removed.run_requests == [], "an export is running: the export sensor follows it if it is still behind"
+    instance.delete_run(run_id)
+    assert export_tick().run_key.startswith("export@"), "nothing running any more, and the export ships a removed PDF"
+
+
+def test_over_built_pdfs_the_cursor_is_empty_and_nothing_is_observed_again(instance: DagsterInstance, tmp_path: Path) -> None:
+    """Each build observes the file it read; the sensor's cursor (stored with every tick) holds only files no build
+    has read, so it stays small whatever the corpus size."""
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
+    assert materialize_corpus(instance, paths).success
+    tick = _tick(instance, paths, None)
+    assert _observed(tick) == {}, "the build observed each file as it read it"
+    assert json.loads(tick.cursor)["files"] == {}
+    text_pdf(raw / "fr" / "ajout.pdf", ["Un ajout au règlement."])
+    later = _tick(instance, paths, tick.cursor)
+    assert list(_observed(later)) == ["fr/ajout.pdf"] and list(json.loads(later.cursor)["files"]) == ["fr/ajout.pdf"]

@@ -17,6 +17,7 @@ from dagster import instance_for_test
 
 from pocket_assets.cli.build import run_build
 from pocket_assets.cli.stale import list_stale
+from pocket_assets.defs.planning import plan_folder
 from pocket_assets.defs.resources import (
     CorpusPaths,
     DeviceProfileResource,
@@ -45,8 +46,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> CorpusPaths:
 
 
 def _stale(paths: CorpusPaths, resources: SettingResources | None = None) -> dict[str, str]:
-    verdicts = (resources or SettingResources.from_environment()).staleness(paths.store(), paths.sources())
-    return {v.partition_key: v.reasons[0] for v in verdicts if v.stale}
+    return {pdf.key: pdf.reasons[0] for pdf in plan_folder(paths, resources=resources)[0].to_build}
 
 
 def test_nothing_changed_nothing_stale(built: CorpusPaths, capsys: pytest.CaptureFixture[str]) -> None:

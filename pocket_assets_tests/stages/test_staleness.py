@@ -3,13 +3,7 @@
 from pathlib import Path
 
 from pocket_assets.stages.registry import CHILDREN, PAGES, PARENTS, RAW_PDF, Stage
-from pocket_assets.stages.staleness import (
-    build_fingerprint,
-    corpus_staleness,
-    describe,
-    partition_staleness,
-    stale_partitions,
-)
+from pocket_assets.stages.staleness import build_fingerprint, partition_staleness
 from pocket_assets.stages.store import STATUS_FAILED, STATUS_OK, PartitionManifest, PartitionStore
 
 VERSIONS = {RAW_PDF: None, PAGES: None, PARENTS: "chunker-v1+aaaa", CHILDREN: "chunker-v1+aaaa"}
@@ -56,16 +50,6 @@ def test_failed_last_attempt_is_stale(tmp_path: Path) -> None:
     _build(store, "fr/a.pdf", SHA, VERSIONS)
     store.write_manifest(PartitionManifest("children", "fr/a.pdf", STATUS_FAILED, reason="boom", source_sha256=SHA))
     assert partition_staleness(store, "fr/a.pdf", SHA, VERSIONS).reasons == ("children last failed: boom",)
-
-
-def test_corpus_verdicts_are_sorted_and_filtered(tmp_path: Path) -> None:
-    store = PartitionStore(tmp_path)
-    _build(store, "intl/b.pdf", SHA, VERSIONS)
-    sources = {"intl/b.pdf": SHA, "fr/a.pdf": SHA}
-    assert [v.partition_key for v in corpus_staleness(store, sources, VERSIONS)] == ["fr/a.pdf", "intl/b.pdf"]
-    stale = stale_partitions(store, sources, VERSIONS)
-    assert [v.partition_key for v in stale] == ["fr/a.pdf"]
-    assert describe(stale) == "fr/a.pdf: raw_pdf never built"
 
 
 def test_fingerprint_follows_file_and_code_versions() -> None:

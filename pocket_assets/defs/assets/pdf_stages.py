@@ -12,8 +12,17 @@ build or backfill; each PDF's export piece is kept as its `validated_chunks` is 
 from collections.abc import Iterator
 from functools import partial
 
-from dagster import AssetCheckResult, AssetExecutionContext, AssetKey, AssetSpec, multi_asset
+from dagster import (
+    AssetCheckResult,
+    AssetExecutionContext,
+    AssetKey,
+    AssetMaterialization,
+    AssetObservation,
+    AssetSpec,
+    multi_asset,
+)
 
+from pocket_assets.defs.assets.pdf_file import PDF_FILE
 from pocket_assets.defs.gate_checks import CHECK_SPECS, gate_check_results
 from pocket_assets.defs.partitions import pdf_partitions, range_backfill_policy, stage_spec
 from pocket_assets.defs.pdf_events import PdfEvents
@@ -33,6 +42,7 @@ from pocket_assets.export.kept_pieces import write_export_piece
 from pocket_assets.stages.pdf_build.gates import BatchedSuiteGate
 from pocket_assets.stages.pdf_build.plan import BuildPlan
 from pocket_assets.stages.pdf_build.runner import build_pdf, page_counts, record_death
+from pocket_assets.stages.planner import duplicates_among
 from pocket_assets.stages.registry import (
     CHILDREN,
     PAGES,
@@ -52,6 +62,7 @@ def stage_specs() -> list[AssetSpec]:
     return [
         stage_spec(
             RAW_PDF,
+            deps=[PDF_FILE],
             group_name="ingest",
             kinds={"pdf", "parquet"},
             code_version=versions[RAW_PDF],
@@ -119,7 +130,7 @@ def pdf_stages(
     summarizer: SummarizerResource,
     gates: GatesResource,
     workers: WorkersResource,
-) -> Iterator[AssetCheckResult]:
+) -> Iterator[AssetCheckResult | AssetMaterialization | AssetObservation]:
     stages = tuple(stage for stage in STAGES if AssetKey(stage.name) in context.selected_asset_keys)
     settings = SettingResources(extraction, tokenizer, chunk_policy, device, summarizer, gates)
     policy = chunk_policy.policy(tokenizer, device)
@@ -139,19 +150,22 @@ def pdf_stages(
         summary_cache=paths.output_path / "cache" if summarizer.kind == "llm" else None,
         chunk_schema=gates.chunk_schema(),
         reports_dir=paths.output_path / "reports" / "validation",
+        duplicates={} if paths.keep_duplicates else duplicates_among(
+            store, paths.raw_path, paths.scan().keys, context.partition_keys, paths.corpus_names
+        ),
     )
     for leftover in remove_dead_temps(store.root):
         context.log.info(f"removed {leftover.name}, a temp file of a build that was killed")
     counts = page_counts(store, context.partition_keys)
     keys = sorted(context.partition_keys, key=lambda key: (-counts[key], key))  # the longest first
-    events = PdfEvents(context, stages, len(keys))
+    events = PdfEvents(context, stages, len(keys), plan.versions)
     keep_piece = partial(write_export_piece, store, schema_dir=gates.expectations_path)
     suite = BatchedSuiteGate(plan, gates.gates(), keep_piece) if VALIDATED_CHUNKS in stages else None
     for outcome in build_in_pool(partial(build_pdf, plan), keys, workers.count(), partial(record_death, plan)):
-        events.record(outcome)
+        yield from events.record(outcome)
         for verdict in suite.add(outcome) if suite else ():
-            events.record(verdict)
+            yield from events.record(verdict)
     for verdict in suite.flush() if suite else ():
-        events.record(verdict)
-    yield from gate_check_results(context, store, events.failed())
+        yield from events.record(verdict)
+    yield from gate_check_results(context, paths, events.failed())
     events.finish(keys)

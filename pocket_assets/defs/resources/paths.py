@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Sequence
 
 from dagster import ConfigurableResource
 from pydantic import Field
@@ -12,7 +11,6 @@ from pydantic import Field
 from pocket_assets.core.raw_folder import OUTPUT_DIR_ENV, RAW_DIR_ENV, RawFolderScan, scan_raw_folder
 from pocket_assets.core.records import CORPORA, parse_corpora
 from pocket_assets.stages.output_folder import checked_output_dir
-from pocket_assets.stages.sources import current_sha256
 from pocket_assets.stages.store import PartitionStore
 
 TRUE_WORDS = ("1", "true", "yes", "on")
@@ -61,11 +59,6 @@ class CorpusPaths(ConfigurableResource):
 
     def store(self) -> PartitionStore:
         return PartitionStore(self.output_path / "stages")
-
-    def sources(self, keys: Sequence[str] | None = None) -> dict[str, str]:
-        """Partition key -> sha256 of the file now in the folder (all its PDFs by default); a file `raw_pdf`
-        hashed that kept its size and modification time is not read again (`stages.sources`)."""
-        return current_sha256(self.store(), self.raw_path, self.scan().keys if keys is None else keys)
 
 
 def default_paths(root: Path | None = None) -> CorpusPaths:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Mapping
 
 from dagster import ConfigurableResource
 
@@ -22,8 +21,6 @@ from pocket_assets.defs.resources.gates import GatesResource, default_gates
 from pocket_assets.defs.resources.summarizer import SummarizerResource
 from pocket_assets.defs.resources.tokenizer import TokenizerResource
 from pocket_assets.stages.registry import CHUNKING, EXTRACTION, GATES, SUMMARIZER, Setting, Stage, stage_versions
-from pocket_assets.stages.staleness import Staleness, corpus_staleness
-from pocket_assets.stages.store import PartitionStore
 
 
 def stage_settings(
@@ -89,12 +86,6 @@ class SettingResources:
     def versions(self) -> dict[Stage, str | None]:
         """Every stage's version under these resources, in lineage order."""
         return stage_versions(self.settings())
-
-    def staleness(self, store: PartitionStore, sources: Mapping[str, str]) -> list[Staleness]:
-        """A verdict for every PDF of `sources` (partition key -> sha256 of its file now), stale or fresh, sorted
-        by key, against the stage versions of these settings; a changed setting is named in the reason. The
-        schedule, the sensors and `pocket-assets stale` all ask here, so they agree on what "stale" means."""
-        return corpus_staleness(store, sources, self.versions(), self.settings())
 
 
 def environment_versions() -> dict[Stage, str | None]:

@@ -36,7 +36,7 @@ def store_output(plan: BuildPlan, stage: Stage, key: str, output: StageOutput) -
             extra={**output.extra, SETTINGS: _recorded_settings(plan, stage)},
         ),
     )
-    return StageResult(stage, STATUS_OK, None, {"dagster/row_count": rows, **output.metadata})
+    return StageResult(stage, STATUS_OK, None, {"dagster/row_count": rows, **output.metadata}, sha256)
 
 
 def record_attempt(

@@ -12,6 +12,9 @@ from pocket_assets.core.quality.gate_results import GateReport
 from pocket_assets.stages.registry import Stage
 from pocket_assets.stages.store import STATUS_OK
 
+# A stage not built because its PDF is a copy of another (no manifest is written: the copy has no stage files).
+STATUS_DUPLICATE = "duplicate"
+
 
 @dataclass(frozen=True)
 class StageResult:
@@ -21,6 +24,7 @@ class StageResult:
     status: str
     reason: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    source_sha256: str | None = None  # the PDF's sha256 a good output was built from
 
     @property
     def ok(self) -> bool:
@@ -49,8 +53,8 @@ class PdfOutcome:
 
     @property
     def failure(self) -> StageResult | None:
-        """The first stage that did not succeed, if any."""
-        return next((result for result in self.results if not result.ok), None)
+        """The first stage that did not succeed, if any (a copy of another PDF, not built, did not fail)."""
+        return next((result for result in self.results if not result.ok and result.status != STATUS_DUPLICATE), None)
 
 
 @dataclass(frozen=True)

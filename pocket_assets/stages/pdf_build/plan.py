@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pocket_assets.core.extract import ExtractionOptions
@@ -33,3 +33,4 @@ class BuildPlan:
     summary_cache: Path | None  # an LLM's summaries are cached there; None: no cache
     chunk_schema: Validator
     reports_dir: Path
+    duplicates: Mapping[str, str] = field(default_factory=dict)  # a copy's key -> the PDF built in its place

@@ -20,7 +20,7 @@ from pocket_assets.stages.output_folder import inside
 from pocket_assets.stages.pdf_build.builders import BUILDERS
 from pocket_assets.stages.pdf_build.gates import check_before_suite
 from pocket_assets.stages.pdf_build.manifests import record_attempt, store_output
-from pocket_assets.stages.pdf_build.outcomes import AwaitingSuite, PdfOutcome, StageResult
+from pocket_assets.stages.pdf_build.outcomes import STATUS_DUPLICATE, AwaitingSuite, PdfOutcome, StageResult
 from pocket_assets.stages.pdf_build.plan import BuildPlan
 from pocket_assets.stages.registry import CHILDREN, PAGES, PARENTS, RAW_PDF, TABLE_SUMMARIES, VALIDATED_CHUNKS, Stage
 from pocket_assets.stages.store import STATUS_FAILED, STATUS_SKIPPED, PartitionStore, UpstreamNotReady
@@ -28,10 +28,14 @@ from pocket_assets.stages.store import STATUS_FAILED, STATUS_SKIPPED, PartitionS
 
 def build_pdf(plan: BuildPlan, key: str) -> PdfOutcome:
     """Every selected stage of one PDF, in lineage order; see the module docstring. A partition key that leaves
-    the raw folder (`fr/../../x.pdf`, added by hand through the API) is refused before anything is read or written."""
+    the raw folder (`fr/../../x.pdf`, added by hand through the API) is refused before anything is read or written;
+    a copy of another PDF of its corpus is not built (skipped, naming the PDF built in its place)."""
     refusal = key_refusal(key, plan.raw_dir)
     if refusal is not None:
         return PdfOutcome(key, tuple(StageResult(stage, STATUS_FAILED, refusal) for stage in plan.stages))
+    if key in plan.duplicates:
+        why = f"not built: a copy of {plan.duplicates[key]} (the same bytes in the same corpus), built in its place"
+        return PdfOutcome(key, tuple(StageResult(stage, STATUS_DUPLICATE, why) for stage in plan.stages))
     started = time.perf_counter()
     results: list[StageResult] = []
     awaiting_suite: AwaitingSuite | None = None
