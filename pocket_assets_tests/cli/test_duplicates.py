@@ -37,3 +37,40 @@ def test_a_copy_is_built_and_exported_once_and_named_unless_both_are_kept(
     assert main(args) == 0
     sources = [line.source for line in parse_sdk_file(out / "chunks_fr.txt", has_context=True)]
     assert set(sources) == {"reglement (copie).pdf", "reglement.pdf"}, "the setting keeps both"
+
+def test_the_same_file_in_two_corpora_ships_in_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PDF of `intl/` copied into `fr/` takes nothing from `intl`: duplicates are judged within a corpus."""
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    small_corpus(raw)
+    shutil.copyfile(raw / "intl" / "rules.pdf", raw / "fr" / "rules.pdf")
+    assert main(["build", "--raw-dir", str(raw), "--output-dir", str(out)]) == 0
+    assert "is a copy of" not in capsys.readouterr().out
+    for corpus in ("fr", "intl"):
+        sources = {line.source for line in parse_sdk_file(out / f"chunks_{corpus}.txt", has_context=True)}
+        assert "rules.pdf" in sources, corpus
+
+
+
+
+def test_a_pdf_that_became_a_copy_ships_until_the_copy_kept_in_its_place_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A copy whose name sorts first is the one kept, whatever was built before; until it is built, the PDF it
+    replaces keeps its exported lines (listed as stale) rather than the document leaving the export."""
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    small_corpus(raw)
+    args = ["build", "--raw-dir", str(raw), "--output-dir", str(out)]
+    assert main(args) == 0
+    shipped = (out / "chunks_fr.txt").read_bytes()
+    shutil.copyfile(raw / "fr" / "reglement.pdf", raw / "fr" / "0-reglement.pdf")
+    assert main([*args, "--select", "android_export"]) == 1, "the copy kept is not built yet"
+    assert "fr/0-reglement.pdf: FAILED (left out, it has no good chunks" in capsys.readouterr().out
+    assert (out / "chunks_fr.txt").read_bytes() == shipped
+    metadata = json.loads((out / "chunks_mode_b_fr.json").read_text(encoding="utf-8"))["metadata"]
+    assert [entry["pdf"] for entry in metadata["stale"]] == ["fr/reglement.pdf"]
+    assert main(args) == 0
+    assert {line.source for line in parse_sdk_file(out / "chunks_fr.txt", has_context=True)} == {"0-reglement.pdf"}
