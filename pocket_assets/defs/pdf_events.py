@@ -6,8 +6,10 @@ while the run goes on. A stage that succeeded for a PDF is a materialization of 
 partition, with the PDF's own numbers and the version tags Dagster's staleness reads
 (`provenance`). A stage a PDF did not pass gets no materialization, so Dagster's own rule
 colours it failed once the run fails (Assets > Partitions, the badge, the backfill's counts),
-and an observation whose description is the one-sentence reason: the partition's page shows
-it beside "Run … failed". The run fails at the end, naming every failed PDF.
+and an observation whose description is the one-sentence reason. The partition's page shows
+its entries (status, reason, run_id) under "Run … failed" when the PDF was built before (Dagster
+lists the observations that follow the latest materialization); for a PDF never built, only
+"View all historical events" has it. The run fails at the end, naming every failed PDF.
 
 The run log gets a line every few seconds naming the PDFs done since, with the counts of PDFs
 built and failed so far (`ProgressLog`), each failed PDF on a line of its own (a crash with

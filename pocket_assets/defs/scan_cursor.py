@@ -1,8 +1,10 @@
-"""The folder sensor's cursor: what each PDF file looked like when it was last hashed, as short as JSON allows.
+"""The folder sensor's cursor: what each PDF no build has read yet looked like when it was hashed.
 
-A sensor's cursor is shown on its page in the UI; one `[size, mtime_ns, ctime_ns, inode, sha256]`
-list per PDF keeps it readable and small while sparing a rehash of every unchanged file at each
-tick (`stages.sources.file_digests`, the build's own change detector, reads it).
+A sensor's cursor is shown on its page in the UI and stored with each tick. A file its `raw_pdf`
+recorded is known from that manifest; the cursor holds only the others (new, changed, or never
+built), one `[size, mtime_ns, ctime_ns, inode, sha256]` list each, so it stays small at any corpus
+size while sparing a rehash of an unchanged file at each tick (`stages.sources.file_digests`, the
+build's own change detector, reads it).
 """
 
 from __future__ import annotations

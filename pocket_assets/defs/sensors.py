@@ -5,7 +5,8 @@ nothing: a PDF dropped in becomes a partition, a removed one (or a copy of anoth
 corpus, or a key typed by hand that names no PDF) is deleted with its stage files, each file is
 observed as `pdf_file` with its sha256 (so an edited PDF turns its partitions stale), and the
 plan's verdict (`up_to_date` on `validated_chunks`) is recorded whenever it changes. When it
-deleted a partition the export shipped, it requests the export.
+deleted a partition the export shipped, it requests the export, unless a run of the PDFs or of
+the export is queued or running (`corpus_export_sensor` exports after it).
 
 `build_changed_pdfs` (off by default) also builds: every tick, the PDFs the plan says are missing,
 changed, failed or built with other settings, in ranges of PDFs.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from dagster import (
     AssetKey,
+    DagsterInstance,
     DagsterRunStatus,
     DefaultSensorStatus,
     RunRequest,
@@ -30,7 +32,7 @@ from dagster import (
     sensor,
 )
 
-from pocket_assets.defs.jobs import BUILD_CORPUS, build_corpus_job, export_corpus_job
+from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS, build_corpus_job, export_corpus_job
 from pocket_assets.defs.partition_sync import sync_partitions
 from pocket_assets.defs.partitions import pdf_partitions, range_size
 from pocket_assets.defs.planning import plan_digest, plan_folder, up_to_date_evaluation
@@ -40,9 +42,12 @@ from pocket_assets.defs.resources import CorpusPaths, environment_versions
 from pocket_assets.defs.scan_cursor import decode_digests, dumps, encode_digests, loads
 from pocket_assets.export.fingerprint import ExportState, export_behind, export_fingerprint, read_export_state
 from pocket_assets.stages.registry import STAGES, VALIDATED_CHUNKS
+from pocket_assets.stages.sources import recorded_by_build
 from pocket_assets.stages.staleness import build_fingerprint
 
-# Runs not finished yet, whatever launched them (a backfill from the asset graph runs under another job name).
+# Runs not finished yet, whatever launched them: a backfill from the asset graph runs under Dagster's hidden asset job
+# (its run names the assets it builds), while a run a sensor or the schedule requests for a whole job carries no asset
+# selection at all (its job's name says what it builds).
 _UNFINISHED = RunsFilter(
     statuses=[
         DagsterRunStatus.QUEUED,
@@ -53,6 +58,17 @@ _UNFINISHED = RunsFilter(
     ]
 )
 _BUILT_OR_EXPORTED = frozenset({AssetKey(stage.name) for stage in STAGES} | {AssetKey("android_export")})
+_BUILDING_OR_EXPORTING_JOBS = frozenset({BUILD_CORPUS, EXPORT_CORPUS})
+
+
+def _unfinished_builds_or_exports(instance: DagsterInstance) -> list[str]:
+    """The runs queued or running that build PDFs or export: the export waits for them."""
+    return [
+        record.dagster_run.run_id
+        for record in instance.get_run_records(filters=_UNFINISHED)
+        if record.dagster_run.job_name in _BUILDING_OR_EXPORTING_JOBS
+        or (record.dagster_run.asset_selection or frozenset()) & _BUILT_OR_EXPORTED
+    ]
 
 
 @sensor(
@@ -70,9 +86,12 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
     plan, digests = plan_folder(paths, known)
     added, removed = sync_partitions(context.instance, paths.store(), plan, log=context.log.info)
     partitions = set(plan.partition_keys)
+    store = paths.store()
+    # A file its raw_pdf recorded as it is now was observed by that build: neither observed again nor kept in the cursor.
+    unbuilt = {key: digest for key, digest in digests.items() if not recorded_by_build(store, key, digest)}
     observations = [
         pdf_file_observation(key, digest.sha256)
-        for key, digest in sorted(digests.items())
+        for key, digest in sorted(unbuilt.items())
         if key in partitions
         and (known[key].sha256 != digest.sha256 if key in known else observed_sha256(context.instance, key) != digest.sha256)
     ]
@@ -81,7 +100,8 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
     requests = []
     last = read_export_state(paths.output_path)
     fingerprint = export_fingerprint(paths.store(), plan, paths.corpus_names, paths.export_strict)
-    if removed and last is not None and fingerprint != last.fingerprint:  # a PDF the export shipped is gone
+    # A PDF the export shipped is gone; a run queued or running will be followed by corpus_export_sensor's export.
+    if removed and last is not None and fingerprint != last.fingerprint and not _unfinished_builds_or_exports(context.instance):
         requests.append(RunRequest(run_key=export_run_key(fingerprint, last)))
     summary = (
         f"{len(partitions)} PDF(s) in {paths.raw_path}: {len(added)} added, {len(removed)} removed, "
@@ -91,7 +111,7 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
         run_requests=requests,
         asset_events=events,
         skip_reason=None if requests else summary,
-        cursor=dumps({"files": encode_digests(digests), "verdicts": verdicts}),
+        cursor=dumps({"files": encode_digests(unbuilt), "verdicts": verdicts}),
     )
 
 
@@ -123,11 +143,7 @@ def build_changed_pdfs(context: SensorEvaluationContext, paths: CorpusPaths) -> 
     "is missing or changed.",
 )
 def corpus_export_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> RunRequest | SkipReason:
-    busy = [
-        record.dagster_run.run_id
-        for record in context.instance.get_run_records(filters=_UNFINISHED)
-        if (record.dagster_run.asset_selection or frozenset()) & _BUILT_OR_EXPORTED
-    ]
+    busy = _unfinished_builds_or_exports(context.instance)
     if busy:
         return SkipReason(f"{len(busy)} run(s) of the PDFs or the export not finished; the export waits for them")
     plan, _ = plan_folder(paths)

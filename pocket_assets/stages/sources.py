@@ -75,6 +75,17 @@ def file_digests(
     return digests
 
 
+def recorded_by_build(store: PartitionStore, key: str, digest: FileDigest) -> bool:
+    """Whether `raw_pdf` recorded this very file (same sha256, same stamp): what a build read, no cursor need hold it."""
+    recorded = store.manifest(RAW_PDF, key) if store.accepts(key) else None
+    return (
+        recorded is not None
+        and recorded.status == STATUS_OK
+        and recorded.source_sha256 == digest.sha256
+        and _same(recorded.extra, digest.stamp)
+    )
+
+
 def current_sha256(store: PartitionStore, raw_dir: Path, keys: Sequence[str]) -> dict[str, str]:
     """Key -> sha256 of the file now in the folder (`file_digests` without a cursor)."""
     return {key: digest.sha256 for key, digest in file_digests(store, raw_dir, keys).items()}

@@ -1,11 +1,22 @@
 """The folder sensor over several ticks (PDFs added, edited, copied, removed, keys typed by hand), the build-on-change
 sensor, and the export sensor."""
 
+import json
 import shutil
 from pathlib import Path
 
-from dagster import AssetCheckEvaluation, AssetObservation, DagsterInstance, SensorResult, build_sensor_context
+from dagster import (
+    AssetCheckEvaluation,
+    AssetObservation,
+    DagsterInstance,
+    DagsterRunStatus,
+    SensorResult,
+    SkipReason,
+    build_sensor_context,
+)
 
+from pocket_assets.defs.assembly import build_definitions
+from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.provenance import DATA_VERSION_TAG, observed_sha256
 from pocket_assets.defs.ranges import PDFS_TAG, run_tags
@@ -128,3 +139,53 @@ def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterI
     assert materialize_export(instance, paths).success
     assert "up to date" in tick().skip_message
     assert paths.store().manifest(RAW_PDF, "fr/reglement.pdf") is not None
+
+
+def test_one_export_for_a_removed_pdf_while_a_job_run_is_not_finished(instance: DagsterInstance, tmp_path: Path) -> None:
+    """A run a sensor or the schedule requests for a whole job (`export_corpus`, `build_corpus`) carries no asset
+    selection; while it runs, both sensors see it: the export sensor waits for it, and the folder sensor, removing a
+    PDF the export shipped, requests no second export beside it (the UI once showed two export runs per removal)."""
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
+    assert materialize_corpus(instance, paths).success
+    assert materialize_export(instance, paths).success
+    first = _tick(instance, paths, None)
+    (raw / "intl" / "rules.pdf").unlink()
+    definitions = build_definitions(paths)
+
+    def export_tick() -> SkipReason | object:
+        with build_sensor_context(instance=instance, resources={"paths": paths}) as context:
+            return corpus_export_sensor(context)
+
+    def running(job: str) -> str:
+        run = instance.create_run_for_job(definitions.resolve_job_def(job), status=DagsterRunStatus.STARTED)
+        assert run.asset_selection is None, "what a sensor's or the schedule's request of a whole job runs as"
+        return run.run_id
+
+    for job in (EXPORT_CORPUS, BUILD_CORPUS):
+        run_id = running(job)
+        waiting = export_tick()
+        assert isinstance(waiting, SkipReason) and "not finished" in waiting.skip_message, (job, waiting)
+        instance.delete_run(run_id)
+    run_id = running(EXPORT_CORPUS)
+    removed = _tick(instance, paths, first.cursor)
+    assert "intl/rules.pdf" not in instance.get_dynamic_partitions(pdf_partitions.name)
+    assert removed.run_requests == [], "an export is running: the export sensor follows it if it is still behind"
+    instance.delete_run(run_id)
+    assert export_tick().run_key.startswith("export@"), "nothing running any more, and the export ships a removed PDF"
+
+
+def test_over_built_pdfs_the_cursor_is_empty_and_nothing_is_observed_again(instance: DagsterInstance, tmp_path: Path) -> None:
+    """Each build observes the file it read; the sensor's cursor (stored with every tick) holds only files no build
+    has read, so it stays small whatever the corpus size."""
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
+    assert materialize_corpus(instance, paths).success
+    tick = _tick(instance, paths, None)
+    assert _observed(tick) == {}, "the build observed each file as it read it"
+    assert json.loads(tick.cursor)["files"] == {}
+    text_pdf(raw / "fr" / "ajout.pdf", ["Un ajout au règlement."])
+    later = _tick(instance, paths, tick.cursor)
+    assert list(_observed(later)) == ["fr/ajout.pdf"] and list(json.loads(later.cursor)["files"]) == ["fr/ajout.pdf"]

@@ -60,7 +60,7 @@ def headless_chromium(profile_dir: Path) -> Iterator[Browser]:
 
 @dataclass(frozen=True)
 class Browser:
-    """The few things the test does with a page: open, wait for text, click, screenshot."""
+    """The few things the tests do with a page: open, wait for text, click, hover, type, screenshot."""
 
     driver: webdriver.Chrome
 
@@ -87,6 +87,19 @@ class Browser:
             ) from None
         return self.page_text()
 
+    def wait_for_any(self, texts: Sequence[str], timeout: float = WAIT_SECONDS) -> str:
+        """Wait until one of the texts is visible (a page that says one thing or another once loaded)."""
+        try:
+            WebDriverWait(self.driver, timeout, poll_frequency=0.5).until(
+                lambda _: any(text in self.page_text() for text in texts)
+            )
+        except TimeoutException:
+            raise AssertionError(
+                f"{self.driver.current_url}: none of {list(texts)} shown after {timeout:.0f} s\n"
+                f"page text:\n{self.page_text()[:3000]}"
+            ) from None
+        return self.page_text()
+
     def click(self, xpath: str, timeout: float = WAIT_SECONDS) -> None:
         WebDriverWait(self.driver, timeout, poll_frequency=0.5).until(
             expected_conditions.element_to_be_clickable(("xpath", xpath))
@@ -98,6 +111,21 @@ class Browser:
     def scroll_to(self, xpath: str) -> None:
         """Bring the first matching element to the top of the window (for a screenshot of what follows it)."""
         self.driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", self.elements(xpath)[0])
+
+    def hover(self, xpath: str, timeout: float = WAIT_SECONDS) -> None:
+        """Move the mouse over the first matching element (a tag whose popover says more)."""
+        element = WebDriverWait(self.driver, timeout, poll_frequency=0.5).until(
+            expected_conditions.visibility_of_element_located(("xpath", xpath))
+        )
+        ActionChains(self.driver).move_to_element(element).perform()
+
+    def type_into(self, xpath: str, text: str, timeout: float = WAIT_SECONDS) -> None:
+        """Click the first matching input and type `text` into it."""
+        field = WebDriverWait(self.driver, timeout, poll_frequency=0.5).until(
+            expected_conditions.element_to_be_clickable(("xpath", xpath))
+        )
+        field.click()
+        field.send_keys(text)
 
     def press_escape(self) -> None:
         ActionChains(self.driver).send_keys(Keys.ESCAPE).perform()

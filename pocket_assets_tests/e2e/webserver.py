@@ -34,6 +34,13 @@ run_coordinator:
   class: DefaultRunCoordinator
 """
 
+# What `dagster dev` has: runs wait in the instance's queue until the daemon starts them (backfills and sensors
+# need the daemon anyway, and the backfill dialog warns about launching backfills without the queue).
+QUEUED_INSTANCE_YAML = """\
+telemetry:
+  enabled: false
+"""
+
 FINISHED_RUN_STATUSES = ("SUCCESS", "FAILURE", "CANCELED")
 
 
@@ -47,9 +54,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def write_instance_yaml(dagster_home: Path) -> None:
+def write_instance_yaml(dagster_home: Path, queued: bool = False) -> None:
+    """The instance's dagster.yaml: runs start at once, or (`queued`) through the daemon's run queue."""
     dagster_home.mkdir(parents=True, exist_ok=True)
-    (dagster_home / "dagster.yaml").write_text(INSTANCE_YAML)
+    (dagster_home / "dagster.yaml").write_text(QUEUED_INSTANCE_YAML if queued else INSTANCE_YAML)
 
 
 @dataclass(frozen=True)
