@@ -161,6 +161,20 @@ def image_only_pdf(path: Path) -> Path:
     return path
 
 
+def oversized_scan_pdf(path: Path, width: float = 14400, height: float = 14400) -> Path:
+    """One page of `width` x `height` points (14400, 200 inches, is the most a PDF page may be) covered by a
+    picture and no text: at OCR's 300 dpi the default page's image (60000 pixels a side) is more than MuPDF
+    renders, and 8000 x 200 points makes one wider than Tesseract reads (over 32767 pixels)."""
+    document = pymupdf.open()
+    page = document.new_page(width=width, height=height)
+    pixmap = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 64, 16), False)
+    pixmap.set_rect(pixmap.irect, (200,))
+    page.insert_image(page.rect, pixmap=pixmap)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document.save(path)
+    return path
+
+
 def scanned_pdf(path: Path, source: Path, dpi: int = 150, rotation: int = 0) -> Path:
     """`source`'s pages as grey images only, rendered at `dpi`: a scan of typeset pages, no text layer.
 
@@ -216,6 +230,7 @@ def odd_corpus(raw_dir: Path) -> dict[str, str]:
         "splitter_text": "fr/splitter.pdf",
         "splitter_name": "intl/a<chunk_splitter>b.pdf",
         "image_only": "fr/scan.pdf",
+        "ocr_too_large": "fr/plan géant.pdf",
         "newline_name": "fr/new\nline.pdf",
         "english": "intl/rules.pdf",
         "broken": "intl/broken.pdf",
@@ -230,6 +245,7 @@ def odd_corpus(raw_dir: Path) -> dict[str, str]:
     text_pdf(raw_dir / cases["splitter_text"], [ARTICLE_FR * 2 + " <chunk_splitter> " + ARTICLE_FR])
     text_pdf(raw_dir / cases["splitter_name"], [ARTICLE_EN * 3])
     image_only_pdf(raw_dir / cases["image_only"])
+    oversized_scan_pdf(raw_dir / cases["ocr_too_large"])
     text_pdf(raw_dir / cases["newline_name"], [ARTICLE_FR * 2])
     text_pdf(raw_dir / cases["english"], [ARTICLE_EN * 5])
     random_bytes_pdf(raw_dir / cases["broken"])

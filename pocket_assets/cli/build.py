@@ -27,7 +27,7 @@ from pocket_assets.defs.partitions import pdf_partitions, range_size
 from pocket_assets.defs.planning import plan_folder
 from pocket_assets.defs.ranges import pdf_ranges, run_tags
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.export.fingerprint import export_fingerprint, exported_fingerprint
+from pocket_assets.export.fingerprint import export_behind
 from pocket_assets.stages.output_folder import OutputFolderRefused
 from pocket_assets.stages.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.stages.planner import duplicate_sentence
@@ -104,7 +104,10 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
             what = keys[0] if len(keys) == 1 else f"{len(keys)} PDFs, {keys[0]} .. {keys[-1]}"
             print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {what}")
     store = paths.store()
-    if exporting and (wanted or export_fingerprint(store, scan.keys, paths.export_strict) != exported_fingerprint(paths.output_path)):
+    behind = export_behind(store, plan, paths.corpus_names, paths.export_strict, paths.output_path) if exporting else None
+    if behind and not wanted:
+        print(f"the export is behind: {behind}")
+    if exporting and (wanted or behind):
         result = definitions.resolve_job_def(EXPORT_CORPUS).execute_in_process(
             instance=instance, run_config=CONSOLE_INFO, raise_on_error=False
         )
@@ -113,6 +116,10 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
     run_ids = {verdict.run_id for verdict in verdicts}
     crashed = [verdict.step_failure for verdict in verdicts if verdict.step_failure]
     summaries = [summarize_pdf(store, key, stages, run_ids, crashed) for key in wanted]
+    # A PDF this build did not build that the export did not ship fresh (its stage files damaged since) is told too.
+    built = set(wanted)
+    others = (summarize_pdf(store, key, (), run_ids) for key in plan.partition_keys if key not in built)
+    summaries += [summary for summary in others if summary.failure]
     not_built = () if pdfs else scan.refused
     print_summary(summaries, paths, crashed, not_built, () if pdfs else scan.ignored)
     clean = all(verdict.success for verdict in verdicts) and not not_built and not any(s.failure for s in summaries)

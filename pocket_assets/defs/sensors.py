@@ -13,8 +13,8 @@ changed, failed or built with other settings, in ranges of PDFs.
 
 `corpus_export_sensor` runs the export once the PDFs of a build or a backfill are done: when no
 run of the per-PDF stages or of the export is queued or running, and the stage files no longer
-match what the last export was made from (`export.fingerprint`). A file dropped into the
-folder changes nothing until it is built.
+match what the last export was made from, or a file it published is missing or changed
+(`export.fingerprint`). A file dropped into the folder changes nothing until it is built.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from pocket_assets.defs.provenance import observed_sha256, pdf_file_observation
 from pocket_assets.defs.ranges import run_requests
 from pocket_assets.defs.resources import CorpusPaths, environment_versions
 from pocket_assets.defs.scan_cursor import decode_digests, dumps, encode_digests, loads
-from pocket_assets.export.fingerprint import export_fingerprint, exported_fingerprint
+from pocket_assets.export.fingerprint import ExportState, export_behind, export_fingerprint, read_export_state
 from pocket_assets.stages.registry import STAGES, VALIDATED_CHUNKS
 from pocket_assets.stages.sources import recorded_by_build
 from pocket_assets.stages.staleness import build_fingerprint
@@ -98,11 +98,11 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
     verdicts = plan_digest(plan)
     events = [*observations, *([up_to_date_evaluation(plan)] if cursor.get("verdicts") != verdicts else [])]
     requests = []
-    fingerprint = export_fingerprint(paths.store(), plan.partition_keys, paths.export_strict)
-    exported = exported_fingerprint(paths.output_path)
+    last = read_export_state(paths.output_path)
+    fingerprint = export_fingerprint(paths.store(), plan, paths.corpus_names, paths.export_strict)
     # A PDF the export shipped is gone; a run queued or running will be followed by corpus_export_sensor's export.
-    if removed and exported is not None and fingerprint != exported and not _unfinished_builds_or_exports(context.instance):
-        requests.append(RunRequest(run_key=f"export@{fingerprint}"))
+    if removed and last is not None and fingerprint != last.fingerprint and not _unfinished_builds_or_exports(context.instance):
+        requests.append(RunRequest(run_key=export_run_key(fingerprint, last)))
     summary = (
         f"{len(partitions)} PDF(s) in {paths.raw_path}: {len(added)} added, {len(removed)} removed, "
         f"{len(observations)} new or changed, {len(plan.to_build)} to build"
@@ -139,19 +139,28 @@ def build_changed_pdfs(context: SensorEvaluationContext, paths: CorpusPaths) -> 
     minimum_interval_seconds=30,
     default_status=DefaultSensorStatus.RUNNING,
     description="Runs android_export once the PDFs of a build or backfill are done: when no run of the per-PDF "
-    "stages or of the export is queued or running and the export is behind the stage files.",
+    "stages or of the export is queued or running and the export is behind the stage files, or a file it published "
+    "is missing or changed.",
 )
 def corpus_export_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> RunRequest | SkipReason:
     busy = _unfinished_builds_or_exports(context.instance)
     if busy:
         return SkipReason(f"{len(busy)} run(s) of the PDFs or the export not finished; the export waits for them")
-    keys = paths.scan().keys
+    plan, _ = plan_folder(paths)
+    keys = plan.partition_keys
     store = paths.store()
-    exported = exported_fingerprint(paths.output_path)
-    if exported is None and not any(store.manifest(VALIDATED_CHUNKS, key) is not None for key in keys):
+    last = read_export_state(paths.output_path)
+    if last is None and not any(store.manifest(VALIDATED_CHUNKS, key) is not None for key in keys):
         # A deployment's first start: an export now would publish empty files, every PDF "never built".
         return SkipReason(f"none of the {len(keys)} PDF(s) built yet and no export made: nothing to export")
-    fingerprint = export_fingerprint(store, keys, paths.export_strict)
-    if fingerprint == exported:
+    behind = export_behind(store, plan, paths.corpus_names, paths.export_strict, paths.output_path)
+    if behind is None:
         return SkipReason(f"the export is up to date with the {len(keys)} PDF(s)")
-    return RunRequest(run_key=f"export@{fingerprint}")
+    context.log.info(f"the export is behind: {behind}")
+    return RunRequest(run_key=export_run_key(export_fingerprint(store, plan, paths.corpus_names, paths.export_strict), last))
+
+
+def export_run_key(fingerprint: str, last: ExportState | None) -> str:
+    """One export run per state of the stage files and of the last export: a file of that export damaged is
+    repaired once (the repair records another export), and an export refused is not retried every tick."""
+    return f"export@{fingerprint}" + (f"@{last.run_id}" if last is not None else "")

@@ -235,19 +235,21 @@ def _report_of(header: dict[str, Any], made_from: str) -> PieceReport | None:
 @dataclass(frozen=True)
 class PieceFileCache:
     """A `PieceCache` of piece files: a part's piece is kept at `path(part)`, and trusted only if it was made
-    from `made_from[part]` (e.g. a digest of the PDF's validated chunks and `piece_render_key`)."""
+    from `made_from[part]` (e.g. a digest of the PDF's validated chunks and `piece_render_key`). A part without
+    `made_from` (chunks that come from no file of its own) has no piece here: rendered for each use, never kept."""
 
     path: Callable[[str], Path]
     made_from: Mapping[str, str]
 
     def report(self, part: str) -> PieceReport | None:
-        return read_piece_report(self.path(part), self.made_from[part])
+        return read_piece_report(self.path(part), self.made_from[part]) if part in self.made_from else None
 
     def piece(self, part: str) -> Piece | None:
-        return read_piece_file(self.path(part), self.made_from[part])
+        return read_piece_file(self.path(part), self.made_from[part]) if part in self.made_from else None
 
     def keep(self, part: str, piece: Piece) -> None:
-        write_piece_file(self.path(part), piece, self.made_from[part])
+        if part in self.made_from:
+            write_piece_file(self.path(part), piece, self.made_from[part])
 
 
 class TemporaryPieceCache:

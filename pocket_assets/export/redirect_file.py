@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring  # type: ignore[attr-defined]  # the C encoder, as indented_json uses it
 from pathlib import Path
-from typing import Any, Iterable, TextIO
+from typing import Any, Collection, Iterable, TextIO
 
 from pocket_assets.export.errors import ExportError
 from pocket_assets.export.indented_json import indented_json
@@ -19,13 +19,17 @@ from pocket_assets.export.redirects import CurrentChunks, Meaning, RedirectHisto
 
 
 def carried_history(
-    redirect_file: Path, corpus_json: Path, current: CurrentChunks, min_overlap: float
+    redirect_file: Path, corpus_json: Path, current: CurrentChunks, min_overlap: float, changed: Collection[str] = ()
 ) -> tuple[RedirectHistory, str | None]:
     """The redirect history carried over from the last export's redirect file and corpus JSON, and
-    when that export was generated. The previous corpus JSON is read through its index, not held (`previous_export`)."""
-    history = _read_history(redirect_file)
+    when that export was generated. The previous corpus JSON is read through its index, not held (`previous_export`).
+
+    A file named in `changed` is not the bytes the last export published (`export.fingerprint.changed_files`):
+    it is not read back. Without the corpus JSON, the history alone says where each id went; without the
+    redirect file, the corpus JSON's ids are the history."""
+    history = [] if redirect_file.name in changed else _read_history(redirect_file)
     try:
-        previous = read_previous_export(corpus_json)
+        previous = None if corpus_json.name in changed else read_previous_export(corpus_json)
         carried = carry_history(history, previous[1] if previous else None, current, min_overlap)
     except NotACorpusFile as error:
         raise ExportError(None, str(error)) from None

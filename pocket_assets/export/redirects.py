@@ -4,17 +4,19 @@ A re-chunk (new chunker version, new policy, changed PDF) re-keys chunks; seed
 "Chunk ID Schema" asks for a redirect map from every old id to the id now
 covering the same text, and for the share of the mapping that is one to one.
 
-Matching is done per (source, chunk_type), never across documents or types:
+Matching never crosses chunk types, and only the exact text crosses documents:
 
-1. same text: the new chunk with the old chunk's content hash (the same id if
-   several share it, else the one overlapping the old span most);
+1. same text: the new chunk with the old chunk's content hash, in its document
+   (source and chunk_type: the same id if several share it, else the one
+   overlapping the old span most), else anywhere in the corpus (a renamed PDF,
+   or the other copy of a PDF now exported in its place: the lowest id);
 2. same document text (the `r=` revision of both canonical ids agrees, so
-   offsets are comparable): the new chunk whose `[char_start, char_end)`
-   overlaps the old span most, if that overlap covers at least `min_overlap`
-   of the old span;
-3. changed document text (offsets no longer comparable): the new chunk that
-   contains the largest share of the old chunk's word 5-grams, if that share
-   is at least `min_overlap`;
+   offsets are comparable): the new chunk of its document whose
+   `[char_start, char_end)` overlaps the old span most, if that overlap covers
+   at least `min_overlap` of the old span;
+3. changed document text (offsets no longer comparable): the new chunk of its
+   document that contains the largest share of the old chunk's word 5-grams,
+   if that share is at least `min_overlap`;
 
 otherwise the old id maps to None (its text is gone, e.g. its PDF was removed).
 
@@ -260,13 +262,14 @@ def compute_redirects(
     `canonical_id` are used when present.
 
     A previous chunk whose id names the same text in the same group now maps to
-    itself (what the same-text rule gives it) without either record being read; the
-    other groups are read one at a time, theirs and the previous ones (`CurrentChunks.load_group`,
-    `PreviousChunks.load`).
+    itself (what the same-text rule gives it) without either record being read, and one
+    whose group is gone is looked for by its hash alone; the other groups are read one at
+    a time, theirs and the previous ones (`CurrentChunks.load_group`, `PreviousChunks.load`).
     """
     current = current if isinstance(current, CurrentChunks) else CurrentChunks.of(current)
     previous = previous if isinstance(previous, PreviousChunks) else PreviousChunks.of(previous)
     current_groups = set(current.groups.values())
+    elsewhere = _TextElsewhere(current)
     targets: list[str | None] = [None] * len(previous.ids)
     changed: dict[Group, list[int]] = defaultdict(list)
     for position, (old_id, old_hash, group) in enumerate(zip(previous.ids, previous.hashes, previous.groups)):
@@ -274,10 +277,15 @@ def compute_redirects(
             targets[position] = old_id
         elif group in current_groups:
             changed[group].append(position)
+        else:
+            targets[position] = elsewhere.holder(group[1], old_hash)
     for group in sorted(changed):
         index = _GroupIndex([_span_from_row(row) for row in current.load_group(group)])
         for position, row in zip(changed[group], previous.load(changed[group])):
-            targets[position] = index.best_match(_span_from_row(row), min_overlap)
+            old = _span_from_row(row)
+            targets[position] = (
+                index.same_text(old) or elsewhere.holder(group[1], old.hash) or index.nearest(old, min_overlap)
+            )
 
     redirects: dict[str, str | None] = {}
     for old_id, target in zip(previous.ids, targets):
@@ -297,6 +305,23 @@ def _stats(redirects: Mapping[str, str | None]) -> RedirectStats:
     )
 
 
+class _TextElsewhere:
+    """The current chunks by (chunk_type, text hash), made on first use: where a text that left its document
+    (a renamed PDF, a copy exported in place of another) is now."""
+
+    def __init__(self, current: CurrentChunks) -> None:
+        self._current = current
+        self._holders: dict[tuple[str, str], str] | None = None
+
+    def holder(self, chunk_type: str, text_hash: str) -> str | None:
+        """The lowest id of a current chunk of `chunk_type` holding the text, or None."""
+        if self._holders is None:
+            self._holders = {}
+            for chunk_id in sorted(self._current.hashes):
+                self._holders.setdefault((self._current.groups[chunk_id][1], self._current.hashes[chunk_id]), chunk_id)
+        return self._holders.get((chunk_type, text_hash))
+
+
 class _GroupIndex:
     """The new chunks of one (source, chunk_type), indexed three ways for the three match rules."""
 
@@ -313,10 +338,15 @@ class _GroupIndex:
         self._spans = spans
         self._shingle_index: dict[tuple[str, ...], set[int]] | None = None
 
-    def best_match(self, old: _Span, min_overlap: float) -> str | None:
+    def same_text(self, old: _Span) -> str | None:
+        """The new chunk holding the old one's text: the same id if several do, else the one overlapping it most."""
         same_text = self._by_hash.get(old.hash)
         if same_text:
             return min(same_text, key=lambda span: (span.id != old.id, -span.overlap(old), span.id)).id
+        return None
+
+    def nearest(self, old: _Span, min_overlap: float) -> str | None:
+        """The new chunk covering most of the old one's place (same document text) or words (changed text)."""
         if old.revision is not None and self._revisions == {old.revision}:
             return self._best_by_offsets(old, min_overlap)
         return self._best_by_shingles(old, min_overlap)

@@ -6,8 +6,9 @@ One PDF never blocks the others. Every PDF is one of:
 - stale: its latest attempt failed (a gate, or a stage before the gates), and
   an older build's validated chunks (the last good file, kept by the stage)
   ship instead, listed with the failing gate or stage;
-- left out: it has no validated chunks at all (unreadable, upstream failed, or
-  failed its gates on its first build), listed with why.
+- without chunks: it has no validated chunks it can ship (unreadable, upstream
+  failed, or failed its gates on its first build): the export ships its last
+  exported chunks when it has them, else leaves it out, listed with why.
 
 Whether a non-empty stale or left-out list refuses the export is the caller's
 setting (strict export), not this module's.
@@ -27,17 +28,12 @@ from pocket_assets.stages.store import STATUS_FAILED, STATUS_OK, PartitionStore
 class ExportSelection:
     included: tuple[str, ...]
     stale: tuple[tuple[str, str], ...]  # (partition key, failed gate sentence): last good chunks ship
-    excluded: tuple[tuple[str, str], ...]  # (partition key, why): nothing ships
+    excluded: tuple[tuple[str, str], ...]  # (partition key, why it has no chunks to ship)
 
     @property
     def shipped(self) -> tuple[str, ...]:
         """Every PDF whose chunks are in the export, fresh or stale, sorted."""
         return tuple(sorted(self.included + tuple(key for key, _ in self.stale)))
-
-    @property
-    def problems(self) -> tuple[tuple[str, str], ...]:
-        """Stale and left-out PDFs with their sentence: what a strict export refuses on."""
-        return tuple(sorted(self.stale + self.excluded))
 
 
 def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> ExportSelection:
@@ -50,7 +46,7 @@ def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> E
             included.append(key)
             continue
         if damage is not None:
-            excluded.append((key, f"left out, {damage}; build it again"))
+            excluded.append((key, f"{damage}; build it again"))
             continue
         if manifest is not None and manifest.status == STATUS_FAILED:
             why = manifest.reason or "failed its gates"
@@ -60,5 +56,5 @@ def select_for_export(store: PartitionStore, partition_keys: Sequence[str]) -> E
         if store.data_path(VALIDATED_CHUNKS, key).is_file():
             stale.append((key, f"stale, its last good chunks ship: {why}"))
         else:
-            excluded.append((key, f"left out, it has no good chunks: {why}"))
+            excluded.append((key, f"it has no good chunks: {why}"))
     return ExportSelection(tuple(included), tuple(stale), tuple(excluded))

@@ -34,7 +34,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 from pocket_assets.core.atomic import atomic_path
 from pocket_assets.core.device import DeviceProfile
@@ -192,6 +192,7 @@ def write_corpus_parts(
     min_overlap: float = DEFAULT_MIN_OVERLAP,
     notes: Mapping[str, Any] | None = None,
     device: DeviceProfile = DeviceProfile(),
+    changed: Collection[str] = (),
 ) -> CorpusExport:
     """`write_corpus_exports` holding one part's chunks at a time (and every chunk's `parts.keys`).
 
@@ -199,7 +200,8 @@ def write_corpus_parts(
     order: for several faulty chunks, the one named is the first in export order whose SDK
     line is refused, else the first invalid against the chunk schema, else against HEPilot's.
     Each part's piece comes from `parts.piece_cache` when it holds one made from the part as it is now,
-    else it is rendered from `parts.load` (and kept there): the files are the same either way.
+    else it is rendered from `parts.load` (and kept there): the files are the same either way. The previous
+    files named in `changed` (not what the last export published) are not read back for the redirects.
     """
     places = places_in_order(parts.keys)
     check_corpus_and_ids(corpus, places)
@@ -211,7 +213,7 @@ def write_corpus_parts(
     paths = export_paths(corpus, out_dir)
     reader = _PartReader(parts)
     history, previous_generated = carried_history(
-        paths[REDIRECTS_FILE], paths[MODE_B_FILE], _current_chunks(parts, reader), min_overlap
+        paths[REDIRECTS_FILE], paths[MODE_B_FILE], _current_chunks(parts, reader), min_overlap, changed
     )
     del reader  # the redirects' parts, released before the pieces are read
     cache = parts.piece_cache or TemporaryPieceCache(out_dir, corpus)

@@ -20,23 +20,37 @@ from pocket_assets.stages.store import STATUS_OK, PartitionStore
 EXPORT = Stage("android_export", pa.schema([]))
 IMAGE_ONLY_PAGES = "image_only_pages"
 EMPTY_PAGES = "empty_pages"
+OCR_FAILED_PAGES = "ocr_failed_pages"  # image-only pages OCR failed on (a subset of IMAGE_ONLY_PAGES)
+OCR_FAILURE = "ocr_failure"  # what failed, on the first of them
 OCR_HINT = (
     "OCR (on by default) read no words on the image-only ones: a picture without text, or Tesseract missing "
     "(Debian: apt-get install tesseract-ocr tesseract-ocr-fra tesseract-ocr-eng)"
 )
 
 
-def pages_without_text(image_only: Sequence[int], empty: Sequence[int]) -> dict[str, list[int]]:
-    """The `pages` manifest's `extra`: page numbers (1-based) without text, by cause."""
-    return {IMAGE_ONLY_PAGES: sorted(image_only), EMPTY_PAGES: sorted(empty)}
+def pages_without_text(
+    image_only: Sequence[int], empty: Sequence[int], ocr_failed: Mapping[int, str] | None = None
+) -> dict[str, Any]:
+    """The `pages` manifest's `extra`: page numbers (1-based) without text, by cause, and the image-only pages
+    OCR failed on (`ocr_failed`: page -> what failed) with what failed on the first."""
+    failed = sorted(ocr_failed or {})
+    return {
+        IMAGE_ONLY_PAGES: sorted(image_only),
+        EMPTY_PAGES: sorted(empty),
+        OCR_FAILED_PAGES: failed,
+        OCR_FAILURE: (ocr_failed or {})[failed[0]] if failed else None,
+    }
 
 
 def text_warning(extra: Mapping[str, Any], page_count: int | None = None) -> str | None:
-    """One sentence (after the PDF's key) about its pages without text, or None when every page has some."""
+    """One sentence (after the PDF's key) about its pages without text, or None when every page has some: OCR
+    failing on a page is said with what failed, never taken for a picture without text."""
     image_only = list(extra.get(IMAGE_ONLY_PAGES) or ())
     empty = list(extra.get(EMPTY_PAGES) or ())
     if not image_only and not empty:
         return None
+    failed = [page for page in extra.get(OCR_FAILED_PAGES) or () if page in image_only]
+    unread = [page for page in image_only if page not in failed]
     count = len(image_only) + len(empty)
     whole = page_count is not None and count >= page_count
     parts = []
@@ -45,8 +59,10 @@ def text_warning(extra: Mapping[str, Any], page_count: int | None = None) -> str
     if empty:
         parts.append(f"empty page(s) {page_list(empty)}")
     subject = "holds no text at all" if whole else "has pages without text"
-    hint = f"; {OCR_HINT}" if image_only else ""
-    return f"{subject} ({'; '.join(parts)}), which are not in its chunks{hint}"
+    hints = [f"OCR failed on page(s) {page_list(failed)}: {extra.get(OCR_FAILURE)}"] if failed else []
+    if unread:
+        hints.append(OCR_HINT if not failed else OCR_HINT.replace("the image-only ones", "the other image-only ones"))
+    return f"{subject} ({'; '.join(parts)}), which are not in its chunks" + "".join(f"; {hint}" for hint in hints)
 
 
 def page_list(pages: Sequence[int]) -> str:

@@ -9,9 +9,12 @@ the folder's scan, each file's sha256 now (`sources.current_sha256`, the one cha
 and the settings a build started now would use.
 
 A copy is judged within its corpus only: the same bytes under two names of one corpus are
-one document (the one already built stays, else the first key; the other is named as its
-copy), while the same file in `fr/` and `intl/` belongs to both corpora, each shipping it in
-its own export.
+one document, built and exported as the key that sorts first (the other is named as its copy),
+while the same file in `fr/` and `intl/` belongs to both corpora, each shipping it in its own
+export. Which copy stays depends on the folder alone, never on what was built before, so that
+the next build of a folder exports what a fresh build of it would: a copy arriving under a name
+that sorts first takes the document over (its old ids redirect to the same texts under the new
+name, `export.redirects`).
 """
 
 from __future__ import annotations
@@ -21,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pocket_assets.core.raw_folder import RawFolderScan, corpus_of
-from pocket_assets.stages.registry import RAW_PDF, Setting, Stage
+from pocket_assets.stages.registry import Setting, Stage
 from pocket_assets.stages.sources import current_sha256
 from pocket_assets.stages.staleness import partition_staleness
-from pocket_assets.stages.store import STATUS_OK, PartitionStore
+from pocket_assets.stages.store import PartitionStore
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ def plan_corpus(
     """The plan for the folder `scan` saw: `sha256` holds each PDF's digest now (a PDF missing from it vanished or
     could not be read since the scan, and is not planned); `versions` and `settings` are a build's now."""
     present = {key: sha256[key] for key in scan.keys if key in sha256}
-    duplicates = {} if keep_duplicates else duplicates_within_corpus(store, present, corpora)
+    duplicates = {} if keep_duplicates else duplicates_within_corpus(present, corpora)
     pdfs = []
     for key, digest in sorted(present.items()):
         if key in duplicates:
@@ -94,20 +97,12 @@ def plan_corpus(
     return CorpusPlan(tuple(pdfs), scan.refused + scan.ignored)
 
 
-def duplicates_within_corpus(
-    store: PartitionStore, sha256_by_key: Mapping[str, str], corpora: Sequence[str]
-) -> dict[str, str]:
-    """Each copy's key to the key kept for the same bytes in the same corpus: the one already built from those
-    bytes (a copy arriving later, whatever its name, takes nothing from it), else the first key in order."""
+def duplicates_within_corpus(sha256_by_key: Mapping[str, str], corpora: Sequence[str]) -> dict[str, str]:
+    """Each copy's key to the key kept for the same bytes in the same corpus: the first in key order."""
     groups: dict[tuple[str, str], list[str]] = {}
     for key in sorted(sha256_by_key):
         groups.setdefault((corpus_of(key, corpora), sha256_by_key[key]), []).append(key)
-    duplicates = {}
-    for (_, sha256), keys in groups.items():
-        built = [key for key in keys if _built_from(store, key, sha256)]
-        kept = (built or keys)[0]
-        duplicates.update({key: kept for key in keys if key != kept})
-    return duplicates
+    return {key: keys[0] for keys in groups.values() for key in keys[1:]}
 
 
 def duplicates_among(
@@ -123,13 +118,8 @@ def duplicates_among(
             continue
     wanted = {(corpus_of(key, corpora), sizes[key]) for key in keys if key in sizes}
     candidates = [key for key in sizes if (corpus_of(key, corpora), sizes[key]) in wanted]
-    duplicates = duplicates_within_corpus(store, current_sha256(store, raw_dir, candidates), corpora)
+    duplicates = duplicates_within_corpus(current_sha256(store, raw_dir, candidates), corpora)
     return {key: original for key, original in duplicates.items() if key in set(keys)}
-
-
-def _built_from(store: PartitionStore, key: str, sha256: str) -> bool:
-    manifest = store.manifest(RAW_PDF, key) if store.accepts(key) else None
-    return manifest is not None and manifest.status == STATUS_OK and manifest.source_sha256 == sha256
 
 
 def duplicate_sentence(key: str, original: str) -> str:

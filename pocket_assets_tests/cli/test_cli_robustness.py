@@ -103,6 +103,26 @@ def test_pdfs_without_text_or_outside_a_corpus_are_warned_with_what_to_do(odd_bu
     assert (metadata["image_only_pages"], metadata["empty_pages"]) == ([1], [])
 
 
+def test_a_page_ocr_failed_on_is_told_with_what_failed_not_as_a_picture_without_text(odd_build: Build) -> None:
+    (told,) = [line for line in odd_build.printed.splitlines() if line.startswith("  - fr/plan géant.pdf: holds no text")]
+    assert "OCR failed on page(s) 1: the page image (60000 x 60000 pixels at 300 dpi) is too large to render" in told
+    assert "read no words" not in told and "Tesseract missing" not in told
+
+
+def test_every_file_not_built_is_in_the_exports_left_out_with_why(odd_build: Build) -> None:
+    """Names a partition key cannot hold (shown escaped) in their corpus's list, files outside every corpus
+    folder in every corpus's: each with the sentence the summary prints."""
+    for corpus, expected in {
+        "fr": {"fr/new\\nline.pdf", "fr/r\\xe8gles.pdf", "top.pdf", "de/x.pdf"},
+        "intl": {"intl/broken.pdf", "top.pdf", "de/x.pdf"},
+    }.items():
+        metadata = json.loads((odd_build.out / f"chunks_mode_b_{corpus}.json").read_text(encoding="utf-8"))["metadata"]
+        reasons = {entry["pdf"]: entry["reason"] for entry in metadata["left_out"]}
+        assert set(reasons) == expected, corpus
+        for name in expected - {"intl/broken.pdf"}:
+            assert reasons[name].startswith(f"{name} is ") and reasons[name] in odd_build.printed
+
+
 def test_long_names_get_hashed_stage_files(odd_build: Build) -> None:
     store = PartitionStore(odd_build.out / "stages")
     manifest = store.manifest_path(VALIDATED_CHUNKS, f"fr/{LONG_NAME}")

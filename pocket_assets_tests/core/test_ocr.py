@@ -19,7 +19,7 @@ from pocket_assets.core.extract import ExtractionOptions, extract_pages
 from pocket_assets.core.extract.ocr import INSTALL
 from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING, OCR_WARNING
 from pocket_assets_tests.ocr_quality import character_error_rate, edit_distance
-from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, scanned_pdf, text_pdf
+from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, oversized_scan_pdf, scanned_pdf, text_pdf
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 CLEAN_PRINT_CER = 0.1
@@ -142,3 +142,20 @@ def test_without_tesseract_the_pdf_is_built_and_told_once_how_to_install_it(
     notices = [warning for page in pages for warning in page.warnings if warning != IMAGE_ONLY_WARNING]
     assert len(notices) == 1 and told in notices[0]
     assert all(IMAGE_ONLY_WARNING in page.warnings for page in pages)
+
+
+@pytest.mark.parametrize(
+    ("size", "told"),
+    [
+        ((14400, 14400), "OCR failed: the page image (60000 x 60000 pixels at 300 dpi) is too large to render for OCR"),
+        ((8000, 200), "OCR failed: Tesseract refuses the page image (33333 x 833 pixels at 300 dpi): it reads images of "
+         "up to 32767 pixels a side"),
+    ],
+    ids=["more-than-mupdf-renders", "wider-than-tesseract-reads"],
+)
+def test_a_page_image_ocr_cannot_take_is_told_with_what_failed(tmp_path: Path, size: tuple[int, int], told: str) -> None:
+    """A page too large to render at OCR's resolution (MuPDF's "Overly large image") or wider than Tesseract reads
+    (its "Image too large") is an OCR failure named with the image's size, not a picture without text."""
+    (page,) = extract_pages(oversized_scan_pdf(tmp_path / "plan.pdf", *size))
+    assert page.text == ""
+    assert any(warning.startswith(told) and "split or crop the page" in warning for warning in page.warnings), page.warnings

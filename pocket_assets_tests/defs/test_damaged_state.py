@@ -1,20 +1,27 @@
-"""State is checked before it is trusted (issue 32): a stage file missing or truncated, a manifest that does not
-parse, a partition key that leaves the raw folder, a killed build's temp files, a setting that changed."""
+"""State is checked before it is trusted: a stage file missing or truncated, a manifest that does not parse, a
+partition key that leaves the raw folder, a killed build's temp files, a setting that changed; and what ships is
+never less than what was built (a shipped PDF's stage files damaged or forgotten keeps its exported lines, or is
+named as dropped)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dagster import DagsterInstance
 
 from pocket_assets.cli.main import main
 from pocket_assets.core.atomic import this_host
-from pocket_assets.defs.resources import CorpusPaths
+from pocket_assets.defs.assets.pdf_stages import build_plan
+from pocket_assets.defs.resources import CorpusPaths, SettingResources
 from pocket_assets.export.sdk_lines import parse_sdk_file
-from pocket_assets.stages.registry import PAGES, RAW_PDF, VALIDATED_CHUNKS
-from pocket_assets.stages.store import PartitionStore
+from pocket_assets.stages.pdf_build.gates import BatchedSuiteGate
+from pocket_assets.stages.pdf_build.runner import build_pdf
+from pocket_assets.stages.registry import PAGES, RAW_PDF, STAGES, VALIDATED_CHUNKS
+from pocket_assets.stages.store import STATUS_SKIPPED, PartitionStore
 from pocket_assets_tests.defs.conftest import materialize_corpus, partition_states
 from pocket_assets_tests.pdf_factory import small_corpus
 
@@ -60,8 +67,80 @@ def test_a_damaged_file_never_fails_another_pdfs_export(built: dict[str, Path], 
     path.write_bytes(path.read_bytes()[:100])
     assert main(_command(built, "build", "--select", "android_export")) == 1, "the damaged PDF is named"
     printed = capsys.readouterr().out
-    assert "left out, its validated_chunks file is damaged" in printed
+    assert "stale, its last exported chunks ship: its validated_chunks file is damaged" in printed
     assert (built["out"] / "chunks_fr.txt").read_text(encoding="utf-8").count("reglement.pdf") > 0
+
+
+def test_a_shipped_pdf_whose_stage_file_is_damaged_ships_its_last_lines_named_when_another_is_built(
+    built: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`build --pdf` of one PDF while another's validated file is damaged: the other keeps its exported lines
+    (read back from the last corpus JSON), listed as stale, and the build names it and fails."""
+    shipped = (built["out"] / "chunks_intl.txt").read_bytes()
+    _truncate(PartitionStore(built["out"] / "stages").data_path(VALIDATED_CHUNKS, "intl/rules.pdf"))
+    assert main(_command(built, "build", "--pdf", "fr/reglement.pdf")) == 1
+    printed = capsys.readouterr().out
+    assert "intl/rules.pdf: FAILED (stale, its last exported chunks ship: its validated_chunks file is damaged" in printed
+    assert (built["out"] / "chunks_intl.txt").read_bytes() == shipped
+    assert _metadata(built, "intl")["stale"][0]["pdf"] == "intl/rules.pdf"
+
+
+def test_a_shipped_pdf_that_cannot_ship_is_named_as_dropped_and_fails_the_build(
+    built: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its validated file damaged and the corpus JSON it shipped in edited since: nothing of it can be trusted, so
+    it is left out, and named as dropped in the corpus JSON, the summary and the exit code."""
+    _truncate(PartitionStore(built["out"] / "stages").data_path(VALIDATED_CHUNKS, "intl/rules.pdf"))
+    corpus_json = built["out"] / "chunks_mode_b_intl.json"
+    corpus_json.write_text(corpus_json.read_text(encoding="utf-8").replace("Article 2", "Article 3"), encoding="utf-8")
+    assert main(_command(built, "build", "--pdf", "fr/reglement.pdf")) == 1
+    printed = capsys.readouterr().out
+    assert "intl/rules.pdf: FAILED (dropped, it shipped in the last export: left out, its validated_chunks file" in printed
+    assert [entry["pdf"] for entry in _metadata(built, "intl")["dropped"]] == ["intl/rules.pdf"]
+    assert not (built["out"] / "chunks_intl.txt").read_text(encoding="utf-8")
+
+
+def test_forgetting_every_pdf_before_the_export_never_empties_a_corpus(
+    built: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`forget` deletes the stage files the export reads (as when it runs during a build): each PDF ships the lines
+    it shipped, listed as stale, and the build fails naming them; the next build makes them fresh again."""
+    shipped = {corpus: (built["out"] / f"chunks_{corpus}.txt").read_bytes() for corpus in ("fr", "intl")}
+    assert main(_command(built, "forget", "fr/reglement.pdf", "intl/rules.pdf")) == 0
+    assert main(_command(built, "build", "--select", "android_export")) == 1
+    printed = capsys.readouterr().out
+    for key, corpus in (("fr/reglement.pdf", "fr"), ("intl/rules.pdf", "intl")):
+        assert f"{key}: FAILED (stale, its last exported chunks ship: it has no good chunks" in printed
+        assert (built["out"] / f"chunks_{corpus}.txt").read_bytes() == shipped[corpus]
+    assert main(_command(built, "build")) == 0
+    assert not _metadata(built, "fr")["stale"] and not _metadata(built, "intl")["stale"]
+
+
+def test_a_pdf_forgotten_while_its_batch_waits_for_the_suite_is_skipped_alone(tmp_path: Path) -> None:
+    """The suite runs over a batch of PDFs after their gates; a PDF whose stage files `forget` deleted in between
+    is skipped, named, and the others of its batch are validated (the step does not fail as a whole)."""
+    raw = tmp_path / "raw"
+    keys = small_corpus(raw)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
+    settings = SettingResources.from_environment()
+    plan = build_plan(paths, settings, STAGES, "run-1", keys)
+    validated: list[str] = []
+    suite = BatchedSuiteGate(plan, settings.gates.gates(), validated.append)
+    for key in keys:
+        assert not suite.add(build_pdf(plan, key))
+    plan.store.delete_partition("intl/rules.pdf")
+    verdicts = {outcome.key: outcome.results[0] for outcome in suite.flush()}
+    assert verdicts["fr/reglement.pdf"].ok and validated == ["fr/reglement.pdf"]
+    assert verdicts["intl/rules.pdf"].status == STATUS_SKIPPED
+    assert "has not been materialized for intl/rules.pdf" in verdicts["intl/rules.pdf"].reason
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:100])
+
+
+def _metadata(built: dict[str, Path], corpus: str) -> dict[str, Any]:
+    return json.loads((built["out"] / f"chunks_mode_b_{corpus}.json").read_text(encoding="utf-8"))["metadata"]
 
 
 def test_a_manifest_that_does_not_parse_makes_its_pdf_stale_without_a_traceback(built: dict[str, Path], capsys) -> None:

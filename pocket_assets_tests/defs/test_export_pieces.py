@@ -44,7 +44,7 @@ def full_export(paths: CorpusPaths, corpus: str, out: Path) -> dict[str, bytes]:
         for row in store.read(VALIDATED_CHUNKS, key)
     ]
     built_json = json.loads(export_paths(corpus, paths.output_path)["mode_b"].read_text(encoding="utf-8"))
-    notes = {"stale": [], "left_out": [], "duplicates": []}
+    notes = {"stale": [], "left_out": [], "dropped": [], "duplicates": []}
     export = write_corpus_exports(corpus, chunks, out, built_json["metadata"]["generated"], default_gates().expectations_path, notes=notes)
     return {name: export.paths[name].read_bytes() for name in CHUNK_FILES}
 

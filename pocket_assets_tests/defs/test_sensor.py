@@ -125,6 +125,11 @@ def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterI
     assert request.run_key.startswith("export@"), "the PDFs changed since the last export (there was none)"
     assert materialize_export(instance, paths).success
     assert "up to date" in tick().skip_message
+    (paths.output_path / "chunks_fr.txt").write_text("edited by hand\n", encoding="utf-8")
+    repair = tick()
+    assert repair.run_key.startswith("export@") and repair.run_key != request.run_key, "a published file changed"
+    assert materialize_export(instance, paths).success
+    assert "up to date" in tick().skip_message
     text_pdf(raw / "fr" / "nouveau.pdf", ["Un nouveau règlement, assez long pour faire un morceau de texte."])
     assert "up to date" in tick().skip_message, "a file dropped in changes nothing the export ships until it is built"
     assert materialize_corpus(instance, paths, keys=["fr/nouveau.pdf"]).success

@@ -24,11 +24,17 @@ def test_same_text_under_a_new_id_is_found_by_hash() -> None:
     assert result.stats.unchanged == 0 and result.stats.one_to_one_share == 1.0
 
 
-def test_matching_never_crosses_source_or_chunk_type() -> None:
+def test_only_the_same_text_crosses_documents_and_nothing_crosses_chunk_types() -> None:
+    """A renamed PDF's texts are followed to their new ids; a text that changed is matched within its own
+    document only, and no text is matched to a chunk of another type."""
     chunks = make_chunks("regles.pdf", document_text(3, 3))
-    moved = [dataclasses.replace(chunk, source="autre.pdf") for chunk in chunks]
+    moved = [dataclasses.replace(chunk, source="autre.pdf", id=chunk.id.replace("regles", "autre")) for chunk in chunks]
+    assert compute_redirects([to_dict(chunk) for chunk in chunks], moved).redirects == {
+        chunk.id: chunk.id.replace("regles", "autre") for chunk in chunks
+    }
+    reworded = [dataclasses.replace(chunk, text=chunk.text + " Modifié.", hash="sha256:other") for chunk in moved]
+    assert set(compute_redirects([to_dict(chunk) for chunk in chunks], reworded).redirects.values()) == {None}
     retyped = [dataclasses.replace(chunk, chunk_type="parent") for chunk in children_of(chunks)]
-    assert set(compute_redirects([to_dict(chunk) for chunk in chunks], moved).redirects.values()) == {None}
     old_children = [to_dict(chunk) for chunk in children_of(chunks)]
     assert set(compute_redirects(old_children, retyped).redirects.values()) == {None}
 

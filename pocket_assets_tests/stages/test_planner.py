@@ -44,17 +44,18 @@ def test_the_plan_names_each_pdf_its_copies_within_a_corpus_and_the_files_not_bu
     assert plan_corpus(store, scan, sha256, VERSIONS, {}, CORPORA, keep_duplicates=True).duplicates == {}
 
 
-def test_a_copy_arriving_later_takes_nothing_from_the_pdf_built(tmp_path: Path) -> None:
-    """Whatever its name, a new copy is the duplicate of the PDF already built from those bytes."""
+def test_which_copy_is_kept_depends_on_the_folder_alone(tmp_path: Path) -> None:
+    """A copy arriving under a name that sorts first is kept, whatever was built before: the plan of a folder is
+    the plan a fresh build of it makes."""
     raw, store = tmp_path / "raw", PartitionStore(tmp_path / "stages")
     _folder(raw)
     scan = scan_raw_folder(raw, CORPORA)
     sha256 = current_sha256(store, raw, scan.keys)
     _built(store, "fr/a.pdf", sha256["fr/a.pdf"])
     plan = plan_corpus(store, scan, sha256, VERSIONS, {}, CORPORA)
-    assert plan.duplicates == {"fr/a (copie).pdf": "fr/a.pdf"}
-    assert duplicates_among(store, raw, scan.keys, ["fr/a (copie).pdf", "fr/b.pdf"], CORPORA) == {
-        "fr/a (copie).pdf": "fr/a.pdf"
+    assert plan.duplicates == {"fr/a.pdf": "fr/a (copie).pdf"}
+    assert duplicates_among(store, raw, scan.keys, ["fr/a.pdf", "fr/b.pdf"], CORPORA) == {
+        "fr/a.pdf": "fr/a (copie).pdf"
     }, "a run finds its copies by hashing only files of their size"
 
 

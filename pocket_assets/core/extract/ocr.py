@@ -45,8 +45,18 @@ def shows_ink(page: pymupdf.Page) -> bool:
     return max(samples) - min(samples) >= INK_CONTRAST
 
 
+# Tesseract refuses an image wider or taller than this (its "Image too large" check; MuPDF then says only
+# "OCR recognise failed").
+TESSERACT_MAX_SIDE = 32767
+
+
 class OcrUnavailableError(RuntimeError):
     """Tesseract or one of the requested languages is not installed; the message says how to install it."""
+
+
+class OcrFailedError(RuntimeError):
+    """OCR could not read one page; the message says what failed (the page image too large to render, Tesseract
+    refusing it, or MuPDF's own error), so that the page is not taken for a picture without text."""
 
 
 def tessdata_folder(language: str) -> str:
@@ -93,7 +103,7 @@ class PageOcr:
         """The text dictionary Tesseract reads on the page as shown, on the unrotated page like any text
         dictionary of it; None when OCR cannot run (`missing` says why).
 
-        Raises what MuPDF raises when the page cannot be rendered or recognized. A turned page is
+        Raises OcrFailedError, saying what failed, when the page cannot be rendered or recognized. A turned page is
         read from an upright copy (`Page.remove_rotation`) and its words put back on the page with
         `page.derotation_matrix`: PyMuPDF 2.0's `get_textpage_ocr` maps the words of a page turned
         270° off the page and drops them all.
@@ -115,4 +125,21 @@ class PageOcr:
         return transformed_text(shown, page.derotation_matrix, page.rect * page.derotation_matrix)
 
     def _recognized(self, page: pymupdf.Page) -> pymupdf.TextPage:
-        return page.get_textpage_ocr(language=self.language, dpi=self.dpi, full=True, tessdata=self._tessdata)
+        try:
+            return page.get_textpage_ocr(language=self.language, dpi=self.dpi, full=True, tessdata=self._tessdata)
+        except MUPDF_ERRORS as error:
+            raise OcrFailedError(self._failure(page, error)) from None
+
+    def _failure(self, page: pymupdf.Page, error: Exception) -> str:
+        """What failed, in words: the image size is what a user can act on (crop or split the page, lower the dpi)."""
+        scale = self.dpi / 72
+        width, height = round(page.rect.width * scale), round(page.rect.height * scale)
+        size = f"the page image ({width} x {height} pixels at {self.dpi} dpi)"
+        if isinstance(error, pymupdf.mupdf.FzErrorLimit):
+            return f"{size} is too large to render for OCR (MuPDF: {error}); split or crop the page"
+        if max(width, height) > TESSERACT_MAX_SIDE:
+            return (
+                f"Tesseract refuses {size}: it reads images of up to {TESSERACT_MAX_SIDE} pixels a side "
+                f"(MuPDF: {error}); split or crop the page"
+            )
+        return f"{size} could not be read by Tesseract (MuPDF: {error})"

@@ -15,7 +15,7 @@ from typing import Any
 
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract.cleanup import is_page_counter
-from pocket_assets.core.extract.ocr import PageOcr, shows_ink
+from pocket_assets.core.extract.ocr import OcrFailedError, PageOcr, shows_ink
 from pocket_assets.core.extract.outline import OutlineEntry, has_heading_tags, outline_entries, tagged_headings
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, Line, read_lines, text_column_left, text_dict
 from pocket_assets.core.extract.tables import (
@@ -34,6 +34,7 @@ IMAGE_ONLY_WARNING = "image-only page: no text layer (scanned?)"
 EMPTY_WARNING = "empty page"
 UNREADABLE_WARNING = "the page's content could not be read fully ({}): text may be missing"
 OCR_WARNING = "no text layer: text read by OCR ({})"
+OCR_FAILED_WARNING = "OCR failed: "  # followed by what failed
 # What OCR reads on an image is text when it holds this many words of three letters or more.
 MIN_OCR_WORDS = 3
 _OCR_WORD = re.compile(r"[^\W\d_]{3,}")
@@ -192,8 +193,11 @@ def _ocr_text(page: pymupdf.Page, ocr: PageOcr, warnings: list[str]) -> dict[str
     """The text dictionary Tesseract reads on the page image, or None (OCR missing or failed, said in `warnings`)."""
     try:
         data = ocr.text(page)
+    except OcrFailedError as error:
+        warnings.append(OCR_FAILED_WARNING + str(error))
+        return None
     except MUPDF_ERRORS as error:
-        warnings.append(f"OCR failed ({error})")
+        warnings.append(f"{OCR_FAILED_WARNING}MuPDF could not prepare the page ({error})")
         return None
     if data is None:
         notice = ocr.first_notice()

@@ -20,6 +20,7 @@ from dagster import (
 )
 
 from pocket_assets.defs.partitions import OWNERS
+from pocket_assets.defs.planning import plan_folder
 from pocket_assets.defs.resources import CorpusPaths, DeviceProfileResource, GatesResource
 from pocket_assets.export.publish import ExportOutcome, ExportRefused, publish_exports
 from pocket_assets.export.writer import CorpusExport
@@ -38,7 +39,8 @@ CORPUS_IDS_CHECK = "corpus_ids_unique"
         AssetCheckSpec(
             CORPUS_IDS_CHECK,
             asset="android_export",
-            description="Chunk ids unique across the whole corpus; a PDF whose ids collide with another's is left out.",
+            description="Chunk ids unique within each corpus (each is its own file); a PDF whose ids collide with "
+            "another's of its corpus is left out.",
         )
     ],
     description="Per corpus: chunks_{corpus}.txt for the Google AI Edge RAG SDK, chunks_mode_b_{corpus}.json, "
@@ -52,8 +54,7 @@ def android_export(
     try:
         outcome = publish_exports(
             store=paths.store(),
-            scan=paths.scan(),
-            raw_dir=paths.raw_path,
+            plan=plan_folder(paths)[0],
             output_dir=paths.output_path,
             corpora=paths.corpus_names,
             gates=gates.gates(),
@@ -61,7 +62,6 @@ def android_export(
             device=device.profile(),
             run_id=context.run.run_id,
             strict=paths.export_strict,
-            keep_duplicates=paths.keep_duplicates,
         )
     except ExportRefused as refusal:
         raise Failure(description=str(refusal)) from None
@@ -76,17 +76,18 @@ def android_export(
 
 
 def _corpus_ids_check(outcome: ExportOutcome) -> AssetCheckResult:
-    report = outcome.id_report
+    reports = outcome.id_reports
     return AssetCheckResult(
         check_name=CORPUS_IDS_CHECK,
-        passed=report.passed,
+        passed=all(report.passed for report in reports),
         severity=AssetCheckSeverity.ERROR,
         metadata={
-            "chunks": report.chunk_count,
+            "chunks": sum(report.chunk_count for report in reports),
             "duplicates": MetadataValue.md(
                 "\n".join(
-                    f"- {result.expectation}: {result.unexpected_count} duplicate(s), first "
+                    f"- {report.partition_key}, {result.expectation}: {result.unexpected_count} duplicate(s), first "
                     + ", ".join(chunk_id for chunk_id, _ in result.offending[:5])
+                    for report in reports
                     for result in report.failures()
                 )
                 or "none"

@@ -9,7 +9,7 @@ build or backfill; each PDF's export piece is kept as its `validated_chunks` is 
 (`export.kept_pieces`), so that the export renders only the PDFs that changed.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import partial
 
 from dagster import (
@@ -51,6 +51,7 @@ from pocket_assets.stages.registry import (
     STAGES,
     TABLE_SUMMARIES,
     VALIDATED_CHUNKS,
+    Stage,
 )
 from pocket_assets.stages.store import remove_dead_temps
 
@@ -133,27 +134,8 @@ def pdf_stages(
 ) -> Iterator[AssetCheckResult | AssetMaterialization | AssetObservation]:
     stages = tuple(stage for stage in STAGES if AssetKey(stage.name) in context.selected_asset_keys)
     settings = SettingResources(extraction, tokenizer, chunk_policy, device, summarizer, gates)
-    policy = chunk_policy.policy(tokenizer, device)
-    store = paths.store()
-    plan = BuildPlan(
-        store=store,
-        raw_dir=paths.raw_path,
-        corpora=paths.corpus_names,
-        stages=stages,
-        versions=settings.versions(),
-        settings=settings.settings(),
-        run_id=context.run.run_id,
-        extraction=extraction.options(),
-        counter=tokenizer.counter(),
-        policy=policy,
-        summarizer=summarizer.summarizer(tokenizer.counter(), policy.summary_tokens),
-        summary_cache=paths.output_path / "cache" if summarizer.kind == "llm" else None,
-        chunk_schema=gates.chunk_schema(),
-        reports_dir=paths.output_path / "reports" / "validation",
-        duplicates={} if paths.keep_duplicates else duplicates_among(
-            store, paths.raw_path, paths.scan().keys, context.partition_keys, paths.corpus_names
-        ),
-    )
+    plan = build_plan(paths, settings, stages, context.run.run_id, context.partition_keys)
+    store = plan.store
     for leftover in remove_dead_temps(store.root):
         context.log.info(f"removed {leftover.name}, a temp file of a build that was killed")
     counts = page_counts(store, context.partition_keys)
@@ -169,3 +151,31 @@ def pdf_stages(
         yield from events.record(verdict)
     yield from gate_check_results(context, paths, events.failed())
     events.finish(keys)
+
+
+def build_plan(
+    paths: CorpusPaths, settings: SettingResources, stages: Sequence[Stage], run_id: str, keys: Sequence[str]
+) -> BuildPlan:
+    """What every PDF of a run over `keys` is built with, from the run's resources (each loaded once, here)."""
+    tokenizer, summarizer = settings.tokenizer, settings.summarizer
+    policy = settings.chunk_policy.policy(tokenizer, settings.device)
+    store = paths.store()
+    return BuildPlan(
+        store=store,
+        raw_dir=paths.raw_path,
+        corpora=paths.corpus_names,
+        stages=tuple(stages),
+        versions=settings.versions(),
+        settings=settings.settings(),
+        run_id=run_id,
+        extraction=settings.extraction.options(),
+        counter=tokenizer.counter(),
+        policy=policy,
+        summarizer=summarizer.summarizer(tokenizer.counter(), policy.summary_tokens),
+        summary_cache=paths.output_path / "cache" if summarizer.kind == "llm" else None,
+        chunk_schema=settings.gates.chunk_schema(),
+        reports_dir=paths.output_path / "reports" / "validation",
+        duplicates={} if paths.keep_duplicates else duplicates_among(
+            store, paths.raw_path, paths.scan().keys, keys, paths.corpus_names
+        ),
+    )

@@ -14,7 +14,7 @@ from pocket_assets.core.chunking.chunker import chunk_document
 from pocket_assets.core.chunking.slice_counts import PieceCounter, PieceTokens
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract import extract_pages
-from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING, UNREADABLE_WARNING
+from pocket_assets.core.extract.scan import IMAGE_ONLY_WARNING, OCR_FAILED_WARNING, UNREADABLE_WARNING
 from pocket_assets.core.pdf import inspect_pdf
 from pocket_assets.core.quality.chunk_stats import token_histogram
 from pocket_assets.core.raw_folder import sha256_file
@@ -59,9 +59,16 @@ def _pages(plan: BuildPlan, key: str) -> dict[Stage, StageOutput]:
         raise PdfError(key, "the file changed while it was being built; build it again")
     blank = [page for page in records if not page.text.strip()]
     unread = [page.page for page in blank if any(warning.startswith(UNREADABLE_PREFIX) for warning in page.warnings)]
+    image_only = [page for page in blank if IMAGE_ONLY_WARNING in page.warnings]
     textless = pages_without_text(
-        [page.page for page in blank if IMAGE_ONLY_WARNING in page.warnings],
+        [page.page for page in image_only],
         [page.page for page in blank if IMAGE_ONLY_WARNING not in page.warnings and page.page not in unread],
+        {
+            page.page: warning.removeprefix(OCR_FAILED_WARNING)
+            for page in image_only
+            for warning in page.warnings
+            if warning.startswith(OCR_FAILED_WARNING)
+        },
     )
     warnings = [f"p{page.page}: {warning}" for page in records for warning in page.warnings]
     blocks = [block.kind for page in records for block in page.blocks]

@@ -27,7 +27,7 @@ from pocket_assets.stages.pdf_build.metadata import validated_metadata
 from pocket_assets.stages.pdf_build.outcomes import AwaitingSuite, PdfOutcome, StageOutput, StageResult
 from pocket_assets.stages.pdf_build.plan import BuildPlan
 from pocket_assets.stages.registry import CHUNK_STAGES, VALIDATED_CHUNKS
-from pocket_assets.stages.store import STATUS_FAILED, PartitionStore, stage_file_stem
+from pocket_assets.stages.store import STATUS_FAILED, STATUS_SKIPPED, PartitionStore, UpstreamNotReady, stage_file_stem
 
 # Chunks per suite validation: ~0.2 s a validation plus ~0.2 ms a chunk; bounds the rows the run's process holds.
 SUITE_BATCH_CHUNKS = 4000
@@ -85,8 +85,17 @@ class BatchedSuiteGate:
         return [self._verdict(key, waiting, with_expectations(waiting.report, verdicts[key])) for key, waiting in batch.items()]
 
     def _verdict(self, key: str, waiting: AwaitingSuite, report: GateReport) -> PdfOutcome:
-        plan = self._plan
+        """The PDF's `validated_chunks`, or its findings; a PDF whose stage files went away since its gates ran
+        (`pocket-assets forget` during the build) is skipped alone, the others of its batch go on."""
         started = time.perf_counter()
+        try:
+            result = self._write_verdict(key, waiting, report)
+        except UpstreamNotReady as error:
+            result = record_attempt(self._plan, VALIDATED_CHUNKS, key, STATUS_SKIPPED, str(error))
+        return PdfOutcome(key, (result,), round(time.perf_counter() - started, 3))
+
+    def _write_verdict(self, key: str, waiting: AwaitingSuite, report: GateReport) -> StageResult:
+        plan = self._plan
         target = plan.reports_dir / f"{stage_file_stem(key)}.html"
         write_report_html(target, [report], f"Validation report, {key}")
         findings = _findings(plan.store, report)
@@ -99,7 +108,7 @@ class BatchedSuiteGate:
         else:
             result = store_output(plan, VALIDATED_CHUNKS, key, StageOutput(chunk_table(plan.store, key), metadata, extra))
             self._on_validated(key)
-        return PdfOutcome(key, (result,), round(time.perf_counter() - started, 3))
+        return result
 
 
 def _findings(store: PartitionStore, report: GateReport) -> list[GateFinding]:
