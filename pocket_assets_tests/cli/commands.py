@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,16 +25,16 @@ class Command:
     _queue: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
     @classmethod
-    def start(cls, args: Sequence[str], env: Mapping[str, str], cwd: Path, pre_exec: Callable[[], None] | None = None) -> Command:
+    def start(cls, args: Sequence[str], env: Mapping[str, str], cwd: Path, prefix: Sequence[str] = ()) -> Command:
+        """`pocket-assets ARGS`, run by the command line `prefix` if any (which ends by exec-ing it)."""
         process = subprocess.Popen(
-            [sys.executable, "-m", "pocket_assets.cli", *args],
+            [*prefix, sys.executable, "-m", "pocket_assets.cli", *args],
             cwd=cwd,
             env=dict(env),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,  # its session holds every process it starts, and only those
-            preexec_fn=pre_exec,
         )
         command = cls(process)
         threading.Thread(target=command._read, daemon=True).start()

@@ -152,6 +152,38 @@ def test_forget_deletes_only_what_it_names(tmp_path: Path, monkeypatch: pytest.M
     assert (out / "stages" / "raw_pdf" / "fr" / "reglement.pdf.parquet").exists()
 
 
+def test_forget_missing_refuses_a_key_leaving_its_folder_in_one_sentence_and_forgets_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    small_corpus(raw)
+    text_pdf(raw / "fr" / "autre.pdf", ["Une autre règle du jeu, assez longue pour faire un morceau."])
+    text_pdf(raw / "fr" / "zzz.pdf", ["Une dernière règle du jeu, assez longue pour faire un morceau."])
+    assert main(["build", "--raw-dir", str(raw), "--output-dir", str(out), "--select", "raw_pdf"]) == 0
+    (raw / "fr" / "autre.pdf").unlink()
+    (raw / "fr" / "zzz.pdf").unlink()
+    outside = tmp_path / "x.pdf"
+    outside.write_bytes(b"not to be touched")
+    climbing = "fr/../../x.pdf"  # added by hand: it names a file outside both folders
+    with DagsterInstance.get() as instance:
+        instance.add_dynamic_partitions(pdf_partitions.name, [climbing])
+    capsys.readouterr()
+
+    assert main(["forget", "--missing", "--raw-dir", str(raw), "--output-dir", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    [refusal] = [line for line in captured.out.splitlines() if climbing in line]
+    assert refusal.startswith(f"{climbing}: refused: this partition key leaves its folder") and "nothing deleted" in refusal
+    assert "removed partition fr/autre.pdf and its stage files" in captured.out
+    assert "removed partition fr/zzz.pdf and its stage files" in captured.out, "the one after the refused key too"
+    assert "2 partition(s) deleted" in captured.out
+    with DagsterInstance.get() as instance:
+        assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf", "intl/rules.pdf", climbing]
+    assert not list((out / "stages").rglob("autre.pdf*")) and not list((out / "stages").rglob("zzz.pdf*"))
+    assert outside.read_bytes() == b"not to be touched"
+
+
 def test_a_run_names_long_pdf_keys_elided_keeping_the_corpus_and_the_file_name() -> None:
     long_key = "fr/" + "rapport annuel " * 6 + "2025.pdf"
     shown = run_tags(["fr/a.pdf", long_key])[PDFS_TAG]
