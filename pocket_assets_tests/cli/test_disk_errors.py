@@ -35,6 +35,14 @@ def _namespace(probe: Path) -> Sequence[str]:
     pytest.skip("cannot mount in a namespace of our own here (no unshare, or no right to mount)")
 
 
+def _folders(tmp_path: Path) -> tuple[Path, Path]:
+    """A raw folder of two small PDFs and an empty output folder."""
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    small_corpus(raw)
+    out.mkdir()
+    return raw, out
+
+
 def _build_with(mount: str, folder: Path, args: Sequence[str], tmp_path: Path) -> Command:
     """`pocket-assets build ARGS` in a mount namespace where `mount` was done on `folder` first."""
     namespace = _namespace(tmp_path / "probe")
@@ -52,9 +60,7 @@ def _assert_named_as_the_users_to_fix(output: str, cause: str, advice: str) -> N
 
 
 def test_a_full_output_disk_fails_the_pdfs_and_the_export_naming_the_full_disk(tmp_path: Path) -> None:
-    raw, out = tmp_path / "raw", tmp_path / "out"
-    small_corpus(raw)
-    out.mkdir()
+    raw, out = _folders(tmp_path)
     build = _build_with(FULL_TMPFS, out, ["--raw-dir", str(raw), "--output-dir", str(out)], tmp_path)
     assert build.finish() == 1
     _assert_named_as_the_users_to_fix(build.output, "No space left on device", "the disk is full: free space on it")
@@ -62,9 +68,7 @@ def test_a_full_output_disk_fails_the_pdfs_and_the_export_naming_the_full_disk(t
 
 
 def test_a_read_only_output_folder_stops_the_build_at_once_in_one_sentence(tmp_path: Path) -> None:
-    raw, out = tmp_path / "raw", tmp_path / "out"
-    small_corpus(raw)
-    out.mkdir()
+    raw, out = _folders(tmp_path)
     build = _build_with(READ_ONLY, out, ["--raw-dir", str(raw), "--output-dir", str(out)], tmp_path)
     assert build.finish() == 1
     assert build.lines == [
@@ -75,8 +79,7 @@ def test_a_read_only_output_folder_stops_the_build_at_once_in_one_sentence(tmp_p
 
 def test_read_only_stage_files_fail_the_build_naming_the_read_only_disk(tmp_path: Path) -> None:
     """Stage files on a read-only disk beside a writable output folder: every stage the build writes fails."""
-    raw, out = tmp_path / "raw", tmp_path / "out"
-    small_corpus(raw)
+    raw, out = _folders(tmp_path)
     args = ["--raw-dir", str(raw), "--output-dir", str(out)]
     first = Command.start(["build", *args], command_env(tmp_path / "home"), tmp_path)
     assert first.finish() == 0, first.output

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
+
+import pytest
 
 # Debian packages `chromium` and `chromium-driver`; nothing is ever downloaded.
 CHROMIUM_BINARY = Path("/usr/bin/chromium")
@@ -20,3 +23,14 @@ def missing_browser_parts() -> list[str]:
     if importlib.util.find_spec("selenium") is None:
         missing.append("selenium (pip install -e '.[dev]')")
     return missing
+
+
+def require_browser() -> None:
+    """Skip the test without the browser, except under CI=true, where a skipped browser test would hide a broken UI."""
+    missing = missing_browser_parts()
+    if not missing:
+        return
+    reason = f"browser test needs {', '.join(missing)}"
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)

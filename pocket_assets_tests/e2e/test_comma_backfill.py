@@ -31,7 +31,7 @@ import pytest
 from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets.stages.registry import VALIDATED_CHUNKS
 from pocket_assets.stages.store import STATUS_OK, PartitionStore
-from pocket_assets_tests.e2e.system_browser import missing_browser_parts
+from pocket_assets_tests.e2e.system_browser import require_browser
 from pocket_assets_tests.e2e.webserver import (
     Webserver,
     WebserverError,
@@ -63,19 +63,9 @@ class Ui:
     out: Path
 
 
-def _require_browser() -> None:
-    missing = missing_browser_parts()
-    if not missing:
-        return
-    reason = f"browser test needs {', '.join(missing)}"
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ui]:
-    _require_browser()
+    require_browser()
     root = tmp_path_factory.mktemp("comma")
     raw, out, home = root / "raw", root / "processed", root / "dagster_home"
     text_pdf(raw / COMMA_NAME, ["Règlement intérieur, version 2024. " + ARTICLE_FR * 4])
@@ -94,19 +84,6 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ui]:
         wait_for_daemons(server, ["BACKFILL"])
         mark_first_visit_done(server)
         yield Ui(server, out)
-
-
-@pytest.fixture(scope="module")
-def browser(ui: Ui, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    from pocket_assets_tests.e2e.browser import headless_chromium  # selenium may be absent: the fixture above skips
-
-    with headless_chromium(tmp_path_factory.mktemp("chromium_profile")) as chromium:
-        yield chromium
-
-
-@pytest.fixture(scope="module")
-def screenshots() -> Path:
-    return Path(os.environ.get("POCKET_ASSETS_ARTIFACTS") or REPO_ROOT / "test-artifacts" / "screenshots")
 
 
 def test_the_dialog_backfills_a_pdf_whose_name_holds_a_comma(ui: Ui, browser: Browser, screenshots: Path) -> None:

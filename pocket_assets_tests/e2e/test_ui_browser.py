@@ -26,7 +26,7 @@ from urllib.parse import quote
 import pytest
 
 from pocket_assets.core.raw_folder import discover_pdfs
-from pocket_assets_tests.e2e.system_browser import missing_browser_parts
+from pocket_assets_tests.e2e.system_browser import require_browser
 from pocket_assets_tests.e2e.webserver import (
     Webserver,
     add_dynamic_partitions,
@@ -56,20 +56,10 @@ PDF_METADATA = ("chunks_child", "tokens_min", "tokens_median", "tokens_p95", "to
 pytestmark = pytest.mark.timeout(420)
 
 
-def _require_browser() -> None:
-    missing = missing_browser_parts()
-    if not missing:
-        return
-    reason = f"browser test needs {', '.join(missing)}"
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webserver]:
     """A webserver whose instance holds one run over every sample PDF, failed because one PDF failed its gate."""
-    _require_browser()  # before the minute it takes to start the server and build the corpus
+    require_browser()  # before the minute it takes to start the server and build the corpus
     root = tmp_path_factory.mktemp("ui")
     raw_dir = root / "raw"
     shutil.copytree(SAMPLE_RAW, raw_dir)
@@ -98,21 +88,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webserver]:
         assert status == "FAILURE" and FAILING_PDF in errors, f"run {run_id} {status}:\n{errors}"
         mark_first_visit_done(webserver)
         yield webserver
-
-
-@pytest.fixture(scope="module")
-def browser(server: Webserver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    # Imported here: selenium may be absent, and the server fixture skips (or fails) first.
-    from pocket_assets_tests.e2e.browser import headless_chromium
-
-    with headless_chromium(tmp_path_factory.mktemp("chromium_profile")) as chromium:
-        yield chromium
-
-
-@pytest.fixture(scope="module")
-def screenshots() -> Path:
-    """`test-artifacts/screenshots/` (gitignored), or the folder named by POCKET_ASSETS_ARTIFACTS."""
-    return Path(os.environ.get("POCKET_ASSETS_ARTIFACTS") or REPO_ROOT / "test-artifacts" / "screenshots")
 
 
 def test_asset_graph_shows_every_asset_in_its_group(server: Webserver, browser: Browser, screenshots: Path) -> None:
