@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Sequence
 
 import pymupdf
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_RAW = REPO_ROOT / "data" / "raw"
+BOLD_FACES = {"helv": "hebo", "tiro": "tibo", "cour": "cobo"}  # PDF base-14 fonts and their bold faces
 
 
 def text_pdf(path: Path, pages: Sequence[str], fontsize: float = 11) -> Path:
@@ -251,13 +252,15 @@ def word_export_pdf(
     fontname: str = "helv",
     space_after: float = 0.0,
     line_height: float = 1.2,
+    bold: Collection[str] = (),
 ) -> Path:
     """A single-font document laid out as a word processor prints it: one font and size throughout.
 
     Each paragraph is wrapped to the text column and set line by line, `space_after` points below it
     (0: paragraphs follow one another with no more space than between lines, as many Word templates
-    print). Headings are paragraphs like any other: nothing but their numbering tells them apart. A
-    page is added when the column is full.
+    print). Headings are paragraphs like any other: nothing but their numbering tells them apart,
+    unless listed in `bold` (set in the font's bold face, same size). A page is added when the column
+    is full.
     """
     document = pymupdf.open()
     left, right, top, bottom = 72.0, 523.0, 72.0, 770.0
@@ -265,10 +268,11 @@ def word_export_pdf(
     y = top
     step = fontsize * line_height
     for text in paragraphs:
+        font = BOLD_FACES[fontname] if text in bold else fontname
         lines: list[str] = []
         for word in text.split():
             candidate = f"{lines[-1]} {word}" if lines else word
-            if lines and pymupdf.get_text_length(candidate, fontname=fontname, fontsize=fontsize) <= right - left:
+            if lines and pymupdf.get_text_length(candidate, fontname=font, fontsize=fontsize) <= right - left:
                 lines[-1] = candidate
             else:
                 lines.append(word)
@@ -276,9 +280,42 @@ def word_export_pdf(
             if y + step > bottom:
                 page = document.new_page()
                 y = top
-            page.insert_text((left, y + fontsize), line, fontsize=fontsize, fontname=fontname)
+            page.insert_text((left, y + fontsize), line, fontsize=fontsize, fontname=font)
             y += step
         y += space_after
     path.parent.mkdir(parents=True, exist_ok=True)
+    document.save(path)
+    return path
+
+
+def tagged_pdf(path: Path, blocks: Sequence[tuple[str, str]], role_map: dict[str, str] | None = None) -> Path:
+    """A one-page tagged PDF as an office suite writes one: each (tag, text) a line in one font and size,
+    marked with its structure element (`H1`, `P`, or a custom name the `role_map` maps to a standard one),
+    so its headings are told apart by the structure tree alone."""
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((72, 72), " ", fontname="helv", fontsize=11)  # makes /helv a resource of the page
+    shown = []
+    for mcid, (tag, text) in enumerate(blocks):
+        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        shown.append(f"/{tag} <</MCID {mcid}>> BDC BT /helv 11 Tf 72 {760 - 22 * mcid} Td ({escaped}) Tj ET EMC")
+    document.update_stream(page.get_contents()[0], "\n".join(shown).encode("latin-1"))
+    root = document.get_new_xref()
+    elements = []
+    for mcid, (tag, _) in enumerate(blocks):
+        element = document.get_new_xref()
+        document.update_object(
+            element, f"<< /Type /StructElem /S /{tag} /P {root} 0 R /Pg {page.xref} 0 R /K {mcid} >>"
+        )
+        elements.append(f"{element} 0 R")
+    parents = document.get_new_xref()
+    document.update_object(parents, f"<< /Nums [0 [{' '.join(elements)}]] >>")
+    roles = " ".join(f"/{name} /{standard}" for name, standard in (role_map or {}).items())
+    document.update_object(
+        root, f"<< /Type /StructTreeRoot /K [{' '.join(elements)}] /ParentTree {parents} 0 R /RoleMap << {roles} >> >>"
+    )
+    document.xref_set_key(page.xref, "StructParents", "0")
+    document.xref_set_key(document.pdf_catalog(), "StructTreeRoot", f"{root} 0 R")
+    document.xref_set_key(document.pdf_catalog(), "MarkInfo", "<< /Marked true >>")
     document.save(path)
     return path

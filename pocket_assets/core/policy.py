@@ -13,7 +13,7 @@ import blake3
 
 from pocket_assets.core.device import DeviceProfile
 
-CHUNKER_VERSION = "pocket-hier-v4"
+CHUNKER_VERSION = "pocket-hier-v5"
 PAGE_MODES: tuple[str, ...] = ("span", "pdf-page-v1")
 # What the header in front of an embedded chunk holds (core/chunking/context.py).
 CONTEXT_HEADERS: tuple[str, ...] = ("none", "title", "title+section")

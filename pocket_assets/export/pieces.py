@@ -34,7 +34,7 @@ from pocket_assets.export.sdk_lines import chunk_sdk_line
 PREVIEW_LINES = 5
 # The renderer's version: raise it when what a chunk renders to changes (`sdk_line`, `indented_json`,
 # `hepilot_record`), so that pieces kept from an older renderer are rendered again (`piece_render_key`).
-PIECE_FORMAT = 1
+PIECE_FORMAT = 2  # 2: SDK lines without Markdown's marks (`embed_text.line_text`)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace
+from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, line_text
 from pocket_assets.core.device import DeviceProfile
 from pocket_assets.core.evaluation.passages import Passage, as_embedded
 from pocket_assets.core.records import SDK_CHUNK_TYPES
@@ -48,7 +48,7 @@ def passages_from_export(
     parsed_lines = []
     for number, (line, chunk) in enumerate(zip(lines, chunks), start=1):
         parsed = parse_sdk_line(line, has_context=bool(chunk.get("context")))
-        expected = (chunk.get("context", ""), fold_whitespace(chunk["text"]), chunk["source"], chunk["page"])
+        expected = (chunk.get("context", ""), line_text(chunk["text"]), chunk["source"], chunk["page"])
         if (parsed.context, parsed.text, parsed.source, parsed.page) != expected:
             raise ExportMismatchError(f"{paths[SDK_FILE]}:{number}: does not match chunk {chunk['id']}")
         parsed_lines.append(parsed)

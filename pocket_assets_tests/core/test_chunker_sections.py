@@ -1,4 +1,4 @@
-"""Children start at the document's top sections, and are filed under the headings they open with (issue 15)."""
+"""Children start at the document's top sections and articles, and are filed under the headings they open with."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pocket_assets.core.chunking.chunker import ChunkedDocument, chunk_document
-from pocket_assets.core.chunking.sections import heading_title
+from pocket_assets.core.chunking.sections import build_section_index, heading_title
 from pocket_assets.core.chunking.units import layout_document, top_heading_level
 from pocket_assets.core.document import canonical_text
 from pocket_assets.core.extract import extract_pages
@@ -57,6 +57,22 @@ def test_top_heading_level_is_the_second_recurring_level(levels, top):
     assert top_heading_level(levels) == top
 
 
+def test_a_chain_of_headings_opens_at_the_level_of_its_highest():
+    """`Chapter 4` (a label an outline leaves out, set below the outline's levels) over `# The grid package`: the
+    chain opens a top section, as its chapter heading does."""
+    pages = build_pages(
+        [
+            [
+                ("heading", "# 1 Base", 1), ("paragraph", SENTENCE, 0), ("heading", "## 1.1 abs", 2),
+                ("paragraph", SENTENCE, 0), ("heading", "### Chapter 4", 3), ("heading", "# The grid package", 1),
+                ("paragraph", SENTENCE, 0), ("heading", "## grid.layout", 2), ("paragraph", SENTENCE, 0),
+            ]
+        ]
+    )
+    chapter = canonical_text(pages).index("### Chapter 4")
+    assert chapter in layout_document(pages).section_starts
+
+
 def test_sections_short_enough_to_share_a_child_start_one_each(counter):
     pages = build_pages(
         [
@@ -65,7 +81,7 @@ def test_sections_short_enough_to_share_a_child_start_one_each(counter):
                 ("paragraph", SENTENCE, 0),
                 ("heading", "## 2.1 Le toucher", 2),
                 ("paragraph", SENTENCE, 0),
-                ("heading", "### 2.1.1 Exception", 3),
+                ("heading", "### Exception", 3),
                 ("paragraph", SENTENCE, 0),
                 ("heading", "## 2.2 Le roque", 2),
                 ("paragraph", SENTENCE, 0),
@@ -75,7 +91,8 @@ def test_sections_short_enough_to_share_a_child_start_one_each(counter):
     assert counter.count(canonical_text(pages)) < POLICY.child_tokens  # one child under the old rule
     result = chunk(pages, counter)
     assert [child.text.split("\n")[0] for child in result.children] == ["# 2 Le jeu", "## 2.1 Le toucher", "## 2.2 Le roque"]
-    assert opening(result, "## 2.1 Le toucher").section_path == ("2 Le jeu", "2.1 Le toucher")  # 2.1.1 stays inside
+    # A heading below the top levels that opens no article stays inside its section's child.
+    assert opening(result, "## 2.1 Le toucher").section_path == ("2 Le jeu", "2.1 Le toucher")
     assert opening(result, "## 2.2 Le roque").section_path == ("2 Le jeu", "2.2 Le roque")
     assert opening(result, "## 2.2 Le roque").article_num == "2.2"
 
@@ -96,9 +113,9 @@ def test_a_child_opening_with_a_chain_of_headings_is_filed_under_the_innermost(c
     result = chunk(pages, counter)
     titre = opening(result, "## TITRE II OBJET")
     assert titre.section_path == ("TITRE II OBJET", "Article 5")
-    # article_num is the article in force at the child's first character (issue 15's rule), Article 4;
-    # the path and the context header are the chain's innermost heading's, Article 5.
-    assert titre.article_num == "4"
+    # The path, the article and the context header are read after the chain: Article 5, not the Article 4
+    # in force at the child's first character.
+    assert titre.article_num == "5"
     assert "Article 4" not in titre.context and "Article 5" in titre.context
 
 
@@ -148,8 +165,8 @@ def test_several_sections_on_a_real_page_each_open_a_child(counter):
         paths = [child.section_path for child in result.children]
         assert [path[-1].split(" ")[0] for path in paths] == ["7.1", "7.2", "7.3", "7.4"]
         assert all(path[0] == "7 R Miscellanea" for path in paths)
-        # The first child opens with "7 R Miscellanea": the numbered heading in force at its first character.
-        assert [child.article_num for child in result.children] == ["7", "7.2", "7.3", "7.4"]
+        # The first child opens with "7 R Miscellanea" and "7.1 ...": it is filed under 7.1, article and all.
+        assert [child.article_num for child in result.children] == ["7.1", "7.2", "7.3", "7.4"]
         assert result.children[0].text.startswith("# 7 R Miscellanea\n\n## 7.1 How can I set components")
 
 
@@ -161,7 +178,7 @@ headed_documents = st.lists(
 @SETTINGS
 @given(headed_documents, st.sampled_from(("span", "pdf-page-v1")))
 def test_every_top_section_begins_a_child_unless_a_fragment_below_the_minimum_joined_it(pages, page_mode):
-    """A top section's opening begins a child; where it does not, the child holding it took in a fragment
+    """A top section's or an article's opening begins a child; where it does not, the child holding it took in a fragment
     shorter than `min_chars` on one side of it (the only reason to join) or it was left out with the text
     too short to chunk; every child is filed under the last heading of the chain it opens with."""
     counter = load_tokenizer()
@@ -169,7 +186,7 @@ def test_every_top_section_begins_a_child_unless_a_fragment_below_the_minimum_jo
                                  device=bare_device(96), page_mode=page_mode)
     result = chunk_document(identity_for(pages), pages, policy, counter)
     text = canonical_text(pages)
-    layout = layout_document(pages)
+    layout = layout_document(pages, build_section_index(pages).article_openings)
     starts = {child.char_start for child in result.children}
     for opening_at in layout.section_starts:
         if opening_at in starts or any(short.char_start <= opening_at < short.char_end for short in result.left_out):

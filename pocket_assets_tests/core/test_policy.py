@@ -16,7 +16,7 @@ def test_policy_hash_is_stable_and_sensitive_to_every_field() -> None:
     policy = ChunkPolicy()
     assert policy.policy_hash == ChunkPolicy().policy_hash
     assert len(policy.policy_hash) == 16
-    assert policy.code_version == f"pocket-hier-v4+{policy.policy_hash}"
+    assert policy.code_version == f"pocket-hier-v5+{policy.policy_hash}"
     changed = {
         dataclasses.replace(policy, child_tokens=400).policy_hash,
         dataclasses.replace(policy, page_mode="span").policy_hash,

@@ -112,7 +112,7 @@ def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) ->
     assert metadata["questions"].value >= 20
     assert 0.6 <= metadata["bm25_hit@10"].value <= 1.0
     assert metadata["bm25_mrr"].value <= metadata["bm25_hit@10"].value
-    assert metadata["chunker_version"].value == "pocket-hier-v4"
+    assert metadata["chunker_version"].value == "pocket-hier-v5"
     assert metadata["context_header"].value == "title+section"
     assert metadata["context_max_tokens"].value == ChunkPolicy().context_max_tokens
     assert metadata["passages"].value == sum(1 for _ in (paths.output_path / "chunks_fr.txt").open()) + sum(

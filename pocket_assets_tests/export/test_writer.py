@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from pocket_assets.core import ids
 from pocket_assets.core.chunking.context import clean_part
-from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, fold_whitespace, sdk_line
+from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER, line_text, sdk_line
 from pocket_assets.core.device import DeviceProfile
 from pocket_assets.core.records import PAGE_SEPARATOR, ChunkRecord, ContentFeatures
 from pocket_assets.export.corpus_records import CHUNK_SCHEMA_FILE, HEPILOT_SCHEMA_FILE
@@ -171,7 +171,7 @@ def test_every_sdk_line_parses_back_to_its_chunk(tmp_path: Path) -> None:
     lines = parse_sdk_file(result.paths[SDK_FILE], has_context=True)
     embedded = [chunk for chunk in chunks if chunk.chunk_type in ("child", "table_summary")]
     assert len(lines) == len(embedded) == result.counts["sdk_lines"]
-    by_text = {(chunk.context, fold_whitespace(chunk.text), chunk.source, chunk.page) for chunk in embedded}
+    by_text = {(chunk.context, line_text(chunk.text), chunk.source, chunk.page) for chunk in embedded}
     assert {(line.context, line.text, line.source, line.page) for line in lines} == by_text
     raw = result.paths[SDK_FILE].read_text(encoding="utf-8")
     assert raw.count(CHUNK_SPLITTER) == len(lines) == raw.count("\n")
@@ -302,7 +302,7 @@ def test_chunk_splitter_in_text_or_source_is_neutralised_in_the_sdk_line_only(tm
     sdk = result.paths[SDK_FILE].read_text(encoding="utf-8")
     assert sdk.count(CHUNK_SPLITTER) == result.counts["sdk_lines"], "one splitter per line, at its start"
     line = next(line for line in parse_sdk_file(result.paths[SDK_FILE], has_context=True) if NEUTRAL_SPLITTER in line.text)
-    assert restore_splitter(line.text) == fold_whitespace(text)
+    assert restore_splitter(line.text) == line_text(text)
     kept = json.loads(result.paths[MODE_B_FILE].read_text(encoding="utf-8"))["chunks"]
     assert next(row for row in kept if row["id"] == child.id)["text"] == text, "the corpus JSON keeps the text"
 
@@ -387,7 +387,7 @@ def test_empty_corpus_writes_valid_empty_files(tmp_path: Path) -> None:
 )
 def test_sdk_line_round_trip(text: str, source: str, page: int) -> None:
     parsed = parse_sdk_line(sdk_line(text, source, page), has_context=False)
-    assert (parsed.context, parsed.text, parsed.source, parsed.page) == ("", fold_whitespace(text), source, page)
+    assert (parsed.context, parsed.text, parsed.source, parsed.page) == ("", line_text(text), source, page)
 
 
 @given(
@@ -401,7 +401,7 @@ def test_sdk_line_with_a_context_header_round_trips(context: str, text: str, sou
     even when the text holds ` | ` or a citation of its own."""
     line = sdk_line(text, source, page, context)
     parsed = parse_sdk_line(line, has_context=True)
-    assert (parsed.context, parsed.text, parsed.source, parsed.page) == (context, fold_whitespace(text), source, page)
+    assert (parsed.context, parsed.text, parsed.source, parsed.page) == (context, line_text(text), source, page)
     assert line == f"{CHUNK_SPLITTER} {parsed.content} [Source: {source}, Page {page}]"
 
 
@@ -443,7 +443,7 @@ def test_sample_pdf_exports_parse_validate_and_redirect(tmp_path: Path, sample_p
     lines = parse_sdk_file(first.paths[SDK_FILE], has_context=True)
     children = [chunk for chunk in export_order(default) if chunk.chunk_type == "child"]
     assert [(line.context, line.text, line.source, line.page) for line in lines] == [
-        (chunk.context, fold_whitespace(chunk.text), chunk.source, chunk.page) for chunk in children
+        (chunk.context, line_text(chunk.text), chunk.source, chunk.page) for chunk in children
     ]
     assert all(line.context.startswith("R Data Import/Export") for line in lines)
     assert json.loads(first.paths[MODE_B_FILE].read_text(encoding="utf-8"))["metadata"]["total_chunks"] == len(default)

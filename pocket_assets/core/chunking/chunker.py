@@ -82,12 +82,12 @@ def chunk_document(
     them are then tokenized once.
     """
     pages = tuple(pages)
-    layout = layout_document(pages)
+    sections = build_section_index(pages)
+    layout = layout_document(pages, sections.article_openings)
     _check_page_spans(layout.text, pages)
     slices = SliceCounter(layout.text, pages, piece_tokens or PieceTokens(counter))
     planner = _Planner(layout, slices.tokens, policy.min_chars)
-    locator = _Locator(layout, pages)
-    sections = build_section_index(pages)
+    locator = _Locator(layout, pages, policy.min_chars)
     headers = ContextHeaders.for_document(identity, pages, policy, slices)  # counted from memoized pieces
 
     def context_of(span: Span) -> str:
@@ -513,8 +513,10 @@ def _principal(shares: list[tuple[int, int]]) -> int:
 class _Locator:
     """Offsets to pages, lines and block structure, by binary search."""
 
-    def __init__(self, layout: DocumentLayout, pages: Sequence[PageRecord]) -> None:
+    def __init__(self, layout: DocumentLayout, pages: Sequence[PageRecord], min_chars: int) -> None:
         self.pages = [page for page in pages if page.text]
+        self.section_starts = layout.section_starts
+        self.min_chars = min_chars
         self.page_starts = [page.char_start for page in self.pages]
         self.text = text = layout.text
         self.newlines = [match.start() for match in _NEWLINE.finditer(text)]
@@ -538,17 +540,27 @@ class _Locator:
         return _principal(self.page_shares(span))
 
     def filing_offset(self, span: Span) -> int:
-        """Where a span's section path (and its context header) are read: the last heading of the chain that opens it.
+        """Where a span's section path, article and context header are read: the last heading of the chain
+        that opens it, else its first character.
 
-        A passage that opens with "7 R Miscellanea" and "7.1 How can I ..." (or "TITRE II" and
-        "ARTICLE 6") is about 7.1 inside 7 (article 6), while at its first character the previous
-        section is still in force. The record's `article_num` is not read here: issue 15 defines it
-        as the article in force at the first character.
+        A passage that opens with "7 R Miscellanea" and "7.1 How can I ..." (or "# Comptabilité" and
+        "## Article 10") is about 7.1 inside 7 (article 10), while at its first character the previous
+        section (article 9) is still in force; a passage opening in the middle of an article keeps it.
+        Text that is no heading and shorter than `min_chars` before the span's first section opening
+        (a stray line above a document's title) was planned with that section, and is filed with it.
         """
         start, end = span
-        filing = start
-        position = _skip_space(self.text, start, end)
+        filing = position = _skip_space(self.text, start, end)
         index = bisect.bisect_left(self.structure_starts, position)
+        opening = bisect.bisect_right(self.section_starts, position)
+        if (
+            (index == len(self.structures) or self.structures[index].kind != "heading")
+            and opening < len(self.section_starts)
+            and self.section_starts[opening] < end
+            and len(self.text[position : self.section_starts[opening]].strip()) < self.min_chars
+        ):
+            filing = position = self.section_starts[opening]
+            index = bisect.bisect_left(self.structure_starts, position)
         while index < len(self.structures) and position < end:
             heading = self.structures[index]
             if heading.kind != "heading" or heading.start != position or heading.end > end:
@@ -625,7 +637,7 @@ def _records(
             section=section.section,
             section_path=section.section_path,
             section_id=section.section_id,
-            article_num=sections.article_at(start),  # issue 15: the article in force at the first character
+            article_num=sections.article_at(filing),
             parent_id=parent,
             table_type=None,
             char_start=start,

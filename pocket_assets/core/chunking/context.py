@@ -33,10 +33,9 @@ A long section path is shortened from the middle (`A > … > D`): its top says
 which part of the document, its bottom what the chunk is about. `Art. N` follows
 the path only when the path's deepest heading is not itself an article or a
 numbered heading, and no heading of the path is numbered N already (`4.1 The
-character class > \\@testpach > Art. 4.1` would say 4.1 twice): a chunk that
-opens `ARTICLE 29` after the end of article 28 is filed under the first and
-cited as the second, and `ARTICLE 29 > Art. 28` would
-tell the model two different things.
+character class > \\@testpach > Art. 4.1` would say 4.1 twice). Path and
+article are read at the same place (`chunker._Locator.filing_offset`), so the
+header never names two articles.
 """
 
 from __future__ import annotations

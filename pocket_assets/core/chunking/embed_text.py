@@ -7,14 +7,15 @@ around them, so the device's window is checked on this string's count plus those
 
     <chunk_splitter> {context} | {text on one line} [Source: file.pdf, Page N]
 
-or, without a context header (`context_header = none`),
-`<chunk_splitter> {text on one line} [Source: file.pdf, Page N]`. A header never
+where the text on one line is `line_text` (without Markdown's marks); or, without a context header
+(`context_header = none`), `<chunk_splitter> {text on one line} [Source: file.pdf, Page N]`. A header never
 holds `|` (`core.chunking.context` replaces it), so the first ` | ` of a line
 written with a header ends the header.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import TYPE_CHECKING, Iterable
 
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
 
 CHUNK_SPLITTER = "<chunk_splitter>"
 CONTEXT_SEPARATOR = " | "
+# Markdown's marks at the start of a line, which the phone's embedder would read as words: heading marks,
+# a list bullet, an escape; and the lines that are only marks: code and equation fences, a table's rule.
+_LINE_MARKS = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\\(?=\S))")
+_MARK_LINE = re.compile(r"^[ \t]*(?:```|~~~|\$\$|\|?[ \t]*:?-{3,}[-:| \t]*)[ \t]*$")
 
 
 def fold_whitespace(text: str) -> str:
@@ -46,9 +51,17 @@ def with_context(context: str, folded_text: str) -> str:
     return f"{context}{CONTEXT_SEPARATOR}{folded_text}" if context else folded_text
 
 
+def line_text(text: str) -> str:
+    """A chunk's text as its SDK line holds it: on one line, without Markdown's marks (`#`, `-` bullets,
+    `\\` escapes, fences, a table's rule), which the phone's embedder would read as words and which take
+    room in its window. The chunk's `text` keeps them (the corpus JSON's Markdown)."""
+    lines = (_LINE_MARKS.sub("", line) for line in text.split("\n") if not _MARK_LINE.match(line))
+    return fold_whitespace("\n".join(lines))
+
+
 def sdk_content(text: str, source: str, page: int, context: str = "") -> str:
     """What follows `<chunk_splitter> ` on an export line."""
-    return f"{with_context(context, fold_whitespace(text))} {citation(source, page)}"
+    return f"{with_context(context, line_text(text))} {citation(source, page)}"
 
 
 def sdk_line(text: str, source: str, page: int, context: str = "") -> str:

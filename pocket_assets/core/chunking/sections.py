@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pocket_assets.core.chunking.embed_text import fold_whitespace
-from pocket_assets.core.extract.numbering import DECIMAL, opens_annex, read_label
+from pocket_assets.core.extract.numbering import DASHES, DECIMAL, opens_annex, read_label
 from pocket_assets.core.records import Block, PageRecord
 
 # A heading that opens with a bare number ("3 Options"): a manual's chapter, an article for citations.
@@ -23,7 +23,7 @@ _HEADING_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\b")
 _LINE_START = re.compile(r"^[ \t\\]*(?=\d|art)", re.MULTILINE | re.IGNORECASE)
 LABEL_READ_CHARS = 60  # a label and what follows it fit in this
 # What follows an article label that opens a paragraph rather than a sentence: "Art. 5. – Le bureau", "Article 5 : ...".
-_RUN_IN_SEPARATOR = re.compile(r"^\s*(?:[.:–—-]|$)")
+_RUN_IN_SEPARATOR = re.compile(rf"^\s*(?:[.:{re.escape(DASHES)}]|$)")
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*")
 
 
@@ -42,6 +42,9 @@ class SectionIndex:
     infos: tuple[SectionInfo, ...]
     article_starts: tuple[int, ...]
     article_numbers: tuple[str | None, ...]  # None from an annex on: it holds no article
+    # Where a passage of its own opens: headings that open an article or an annex, and paragraphs run into a
+    # labelled article (`Art. 7.- Le siège ...`); not the numbered items of a list (`1.1.2. La date ... ;`).
+    article_openings: tuple[int, ...] = ()
 
     def section_at(self, offset: int) -> SectionInfo:
         index = bisect.bisect_right(self.heading_starts, offset) - 1
@@ -50,10 +53,10 @@ class SectionIndex:
     def article_at(self, offset: int) -> str | None:
         """The article in force at `offset`: the last article heading or numbered paragraph starting at or before it.
 
-        A chunk that runs into the next article keeps the one it starts in (the reader
-        cites where the passage begins); the next chunk gets the new one. Headings that
-        are not articles (a TITRE, a Section) leave the article in force unchanged; an
-        annex ends the articles.
+        A chunk asks it where its section path is read, after the headings it opens with, so a
+        passage opening `# Comptabilité ## Article 10` is article 10's, and one opening in the
+        middle of an article keeps it. Headings that are not articles (a TITRE, a Section)
+        leave the article in force unchanged; an annex ends the articles.
         """
         in_force = bisect.bisect_right(self.article_starts, offset) - 1
         return self.article_numbers[in_force] if in_force >= 0 else None
@@ -105,18 +108,24 @@ def build_section_index(pages: Sequence[PageRecord]) -> SectionIndex:
                 markers[start] = None
             elif number := article_number(title):
                 markers[start] = number
+    openings = set(markers)
     for page in pages:
         for match in _LINE_START.finditer(page.text):
             offset = page.char_start + match.end()
-            number = paragraph_article(page.text[match.end() : match.end() + LABEL_READ_CHARS])
+            line = page.text[match.end() : match.end() + LABEL_READ_CHARS]
+            number = paragraph_article(line)
             if number is not None and not _inside(heading_spans, offset) and offset not in markers:
                 markers[offset] = number
+                label = read_label(line)
+                if label is not None and label.kind != DECIMAL:
+                    openings.add(offset)
     ordered = sorted(markers.items())
     return SectionIndex(
         heading_starts=tuple(heading_starts),
         infos=tuple(infos),
         article_starts=tuple(offset for offset, _ in ordered),
         article_numbers=tuple(number for _, number in ordered),
+        article_openings=tuple(sorted(openings)),
     )
 
 

@@ -12,7 +12,10 @@ only when the whole span does not fit its budget.
 A heading of the document's top levels (its chapters and sections, see
 `top_heading_level`) is more than a strong break: a reader expects a new
 section to start a new passage, so the layout lists where such sections open
-(`section_starts`) and the chunker starts a child at each one.
+(`section_starts`) and the chunker starts a child at each one. So does every
+article (`Article 10`, `6.7.`, a paragraph opening `Art. 7.- Le siège ...`): a
+passage is cited by one article, so one that ran from the end of article 9 into
+article 10 would cite article 9 for article 10's words.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ class DocumentLayout:
     break_atomic: tuple[int, ...]  # index into `atomics` for row breaks inside one, else -1
     atomics: tuple[AtomicSpan, ...]
     structures: tuple[StructureSpan, ...]  # every block, sorted by start
-    # Heading breaks where a section of the top levels opens (a chain of headings opens at its first).
+    # Breaks where a section of the top levels or an article opens (a chain of headings opens at its first).
     section_starts: tuple[int, ...] = ()
 
 
@@ -88,13 +91,18 @@ _INNER_PATTERNS = (
 )
 
 
-def layout_document(pages: Sequence[PageRecord]) -> DocumentLayout:
-    """One pass over the pages' blocks; text between blocks counts as paragraphs."""
+def layout_document(pages: Sequence[PageRecord], article_openings: Sequence[int] = ()) -> DocumentLayout:
+    """One pass over the pages' blocks; text between blocks counts as paragraphs.
+
+    `article_openings`: where articles open a passage of their own (`SectionIndex.article_openings`);
+    each opens one at the break before it: its own, or the first heading of the chain it ends.
+    """
     text = canonical_text(pages)
     breaks: dict[int, tuple[int, int]] = {}
     atomics: list[AtomicSpan] = []
     structures: list[StructureSpan] = []
-    heading_breaks: list[tuple[int, int]] = []  # (position, level) of the headings that open a chain
+    heading_breaks: list[tuple[int, int]] = []  # (position, highest level) of each chain of headings
+    openings: dict[int, int] = {}  # each block's start -> the break its passage would open at
     after_heading = False
     for page in pages:
         for block in _regions(page):
@@ -108,6 +116,9 @@ def layout_document(pages: Sequence[PageRecord]) -> DocumentLayout:
                 _add(breaks, start, strength, -1)
                 if block.kind == "heading":
                     heading_breaks.append((start, heading_level(block)))
+            elif block.kind == "heading":  # a chain opens at the level of its highest heading ("Chapter 4", "# Grid")
+                heading_breaks[-1] = (heading_breaks[-1][0], min(heading_breaks[-1][1], heading_level(block)))
+            openings[start] = openings[structures[-2].start] if after_heading else start
             after_heading = block.kind == "heading"
             if block.kind in ATOMIC_KINDS:
                 atomic_index = len(atomics)
@@ -119,6 +130,8 @@ def layout_document(pages: Sequence[PageRecord]) -> DocumentLayout:
                 _add_inner_breaks(breaks, text, start, end)
     positions = sorted(breaks)
     top_level = top_heading_level([level for _, level in heading_breaks])
+    section_starts = {position for position, level in heading_breaks if level <= top_level}
+    section_starts.update(_opening_breaks(text, breaks, openings, article_openings))
     return DocumentLayout(
         text=text,
         break_positions=tuple(positions),
@@ -126,8 +139,26 @@ def layout_document(pages: Sequence[PageRecord]) -> DocumentLayout:
         break_atomic=tuple(breaks[position][1] for position in positions),
         atomics=tuple(atomics),
         structures=tuple(structures),
-        section_starts=tuple(position for position, level in heading_breaks if level <= top_level),
+        section_starts=tuple(sorted(section_starts)),
     )
+
+
+def _opening_breaks(
+    text: str, breaks: dict[int, tuple[int, int]], openings: dict[int, int], article_openings: Sequence[int]
+) -> set[int]:
+    """The breaks at which the articles open: an article's block's opening, or the list item it heads.
+
+    An article read inside a table, code or a line that is no break (a wrapped list line) opens nothing.
+    """
+    found = set()
+    for offset in article_openings:
+        line = text.rfind("\n", 0, offset) + 1
+        line = _skip_space(text, line, offset)
+        if line in openings:
+            found.add(openings[line])
+        elif line in breaks and breaks[line][1] < 0:
+            found.add(line)
+    return found
 
 
 def top_heading_level(levels: Sequence[int]) -> int:

@@ -17,8 +17,10 @@ from pocket_assets.core.document import assemble_pages
 from pocket_assets.core.extract.cleanup import MarginLine, out_of_step, running_in_slots, running_signatures, scattered
 from pocket_assets.core.extract.headings import HeadingScale, StyleCensus, forget_wordings
 from pocket_assets.core.extract.markdown import (
+    Flow,
     RenderedPage,
     margin_lines,
+    outline_matches,
     page_paragraphs,
     render_page,
 )
@@ -43,8 +45,9 @@ __all__ = [
 # v4: running headers whose text changes with the chapter, "Chapter 1: Introduction 2"; v5: numbered headings
 # and numbered paragraphs printed in the body's lines set apart, `3.` / `5.6 a)` headings, issue 33; v6: turned
 # pages read in their text's frame, each table word in one cell, OCR of pages without a text layer, damaged
-# pages warned, issues 33 and 32).
-EXTRACTOR_VERSION = "pocket-extract-v6"
+# pages warned, issues 33 and 32; v7: numbered titles in capitals and bold numbered headings set one under
+# the other found wherever they stand, a long title in capitals on page 1, run-in `Art.7.-` articles).
+EXTRACTOR_VERSION = "pocket-extract-v7"
 
 
 @dataclass(frozen=True)
@@ -62,8 +65,11 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
     column_lefts = document_column_lefts([scan.column_left for scan in scans])
     census = StyleCensus()
     for scan, column_left in zip(scans, column_lefts):
-        for paragraph in page_paragraphs(scan, frozenset(), column_left)[0]:
+        paragraphs = page_paragraphs(scan, frozenset(), column_left)[0]
+        for paragraph in paragraphs:
             census.add_paragraph(paragraph, scan.number, in_margin=scan.margin_position(paragraph.first) is not None)
+        for match in outline_matches(scan, paragraphs).values() if scan.outline else ():
+            census.add_outline(paragraphs[match.first], match.level)
     candidates = [margin_lines(scan) for scan in scans]
     # A line runs from page to page over text that changes: on a page holding nothing else it does not
     # vote (a document whose every page shows one same line keeps it).
@@ -75,13 +81,11 @@ def iter_rendered_pages(path: Path, options: ExtractionOptions | None = None) ->
     running -= out_of_step(flat, running) | scattered(flat, running)
     running |= running_in_slots(flat, len(scans), running, census.heading_titles())
     scale = HeadingScale.from_census(census)
-    section_level = 0
-    after_bare_label = False
+    flow = Flow()
     try:
         for scan, column_left in zip(scans, column_lefts):
-            rendered = render_page(scan, running, scale, column_left, section_level, after_bare_label)
-            section_level = rendered.section_level
-            after_bare_label = rendered.ends_with_bare_label
+            rendered = render_page(scan, running, scale, column_left, flow)
+            flow = rendered.flow
             yield rendered
     finally:
         forget_wordings()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pocket_assets.core.extract.cleanup import title_key
-from pocket_assets.core.extract.numbering import ARTICLE_RANK, DECIMAL, KIND_RANKS, read_label
+from pocket_assets.core.extract.numbering import ARTICLE_RANK, DASHES, DECIMAL, KIND_RANKS, read_label
 from pocket_assets.core.extract.reading_order import Paragraph
 
 MAX_LEVEL = 4
@@ -28,8 +28,11 @@ WORDINGS_KEPT = 32768  # short paragraphs read once by the census and again by t
 _LETTER = re.compile(r"[^\W\d_]")
 _TWO_LETTERS = re.compile(r"[^\W\d_].*?[^\W\d_]", re.DOTALL)
 _CLOSING = re.compile(r"[;,]\s*$")  # an enumeration item, not a title
+_SENTENCE_END = re.compile(r"[.;:,!]\s*$")
+_WORDS = re.compile(r"[^\W\d_]{3,}")  # words, not cell names ("A1 B1 C1") or initials
 MAX_TITLE_WORDS = 15
 MAX_NUMBERED_TITLE_WORDS = 10
+MAX_RUN_IN_TITLE_WORDS = 3  # a title after a label ending with a full stop: "Article 12 - Le bureau."
 MAX_BARE_NUMBER_DIGITS = 2  # a part numbered `3.` has one or two digits, as a numbered list item does
 # A caption names a table or figure; it is never a heading.
 _CAPTION = re.compile(r"^(?:tableau|table|figure|fig\.|illustration)\s+\d+\s*[–—:.-]", re.IGNORECASE)
@@ -43,6 +46,11 @@ _TOC_PAGE_NUMBER = re.compile(r"\S+\s+\S+.*\s\d{1,4}$")
 _LABEL_END = re.compile(r":\s*$")
 
 StyleKey = tuple[float, bool]  # (size, bold)
+
+
+def outline_style(paragraph: Paragraph) -> StyleKey:
+    """How a heading is set, as the outline's headings teach it: its first line's size (to half a point) and weight."""
+    return (round(paragraph.first.size * 2) / 2, paragraph.first.bold)
 
 
 def numbering_depth(text: str) -> int:
@@ -60,7 +68,8 @@ def is_section_number(text: str) -> bool:
 def reads_as_heading(text: str, line_count: int) -> bool:
     """Set like a heading in body type, as Word-made regulations do: by numbering or capitals alone.
 
-    A named label with at most a short title (`ARTICLE 3 - OBJET`, `Titre Ier`), a number with a
+    A named label with at most a short title (`ARTICLE 3 - OBJET`, `Titre Ier`; not a sentence run into
+    it, `Art. 7.- Le siège social est fixé à Paris.`), a number with a
     short capitalised title and no closing punctuation (`6.7. Délai de forfait`, `5.6 a) Phase de
     zone`, `3. Recall Period`; the paragraph `1.1.2. La date de sa création ;` is not one; a bare
     `3.` may also be a list item, which `render_page` tells by its neighbours), or a line in capitals.
@@ -69,11 +78,11 @@ def reads_as_heading(text: str, line_count: int) -> bool:
     if line_count > 2 or _CLOSING.search(text):
         return False
     label = read_label(text)
-    rest = text.lstrip("#\\ ")[len(label.text) :].lstrip(" .:–—-") if label else text
+    rest = text.lstrip("#\\ ")[len(label.text) :].lstrip(f" .:{DASHES}") if label else text
     words = rest.split()
     if label is not None and (not words or not words[0][:1].islower()):
-        if label.kind != DECIMAL:
-            return len(words) <= MAX_TITLE_WORDS
+        if label.kind != DECIMAL:  # (a sentence run into its article, `Art. 7.- Le siège est à Paris.`, is text)
+            return len(words) <= MAX_TITLE_WORDS and not (len(words) > MAX_RUN_IN_TITLE_WORDS and rest.endswith("."))
         if label.depth == 1 and (len(label.number) > MAX_BARE_NUMBER_DIGITS or not words or not words[0][:1].isupper()):
             return False  # "2024. A year ...", "2 - 3 joueurs": a year, a range, not a part
         return line_count == 1 and 0 < len(words) <= MAX_NUMBERED_TITLE_WORDS and not rest.endswith((".", ":"))
@@ -82,6 +91,49 @@ def reads_as_heading(text: str, line_count: int) -> bool:
         len(letters) >= MIN_CAPITALS
         and not any(map(str.islower, letters))
         and bool(_WORD.search(text))
+        and not _CODE_OR_MATH.search(text)
+    )
+
+
+def numbered_capitals(text: str) -> bool:
+    """A numbered title in capitals: `1.2. COUVERTURE RADIOÉLECTRIQUE`, `9.2.1. PRINCIPES GÉNÉRAUX`, `2. QUALITÉ`.
+
+    Such a line is a heading wherever it stands, as the first of its series is: after a list, glued to
+    the paragraph before it or to the heading above it. Neither list items nor wrapped sentences are
+    set in capitals, and a year (`2024. BILAN`) is no number of a part.
+    """
+    label = read_label(text)
+    if label is None or (label.kind == DECIMAL and label.depth == 1 and len(label.number) > MAX_BARE_NUMBER_DIGITS):
+        return False
+    rest = text.lstrip("#\\ ")[len(label.text) :].lstrip(f" .:{DASHES}")
+    letters = _LETTER.findall(rest)
+    return (
+        len(letters) >= MIN_CAPITALS
+        and not any(map(str.islower, letters))
+        and len(rest.split()) <= MAX_TITLE_WORDS
+        and not _CLOSING.search(rest)
+        and not _CODE_OR_MATH.search(rest)
+    )
+
+
+MAX_DOCUMENT_TITLE_LINES = 6
+MAX_DOCUMENT_TITLE_CHARS = 400
+
+
+def reads_as_long_title(text: str, line_count: int) -> bool:
+    """A document's title in capitals too long for a heading (`CAHIER DES CHARGES ANNEXÉ À LA DÉCISION
+    PORTANT AUTORISATION D'UTILISER DES FRÉQUENCES ...` over three lines): no sentence, caption, labelled
+    part or formula. Shorter lines in capitals are headings by `reads_as_heading` already."""
+    letters = _LETTER.findall(text)
+    return (
+        (line_count > 2 or len(text) > MAX_HEADING_CHARS)
+        and line_count <= MAX_DOCUMENT_TITLE_LINES
+        and len(text) <= MAX_DOCUMENT_TITLE_CHARS
+        and len(_WORDS.findall(text)) >= 2
+        and not any(map(str.islower, letters))
+        and not _SENTENCE_END.search(text)
+        and not _CAPTION.match(text)
+        and read_label(text) is None
         and not _CODE_OR_MATH.search(text)
     )
 
@@ -193,6 +245,8 @@ class StyleCensus:
     last_page: int = 0
     # Short paragraphs out of the margins as (title_key, shape): the headings a running header may name.
     titles: set[tuple[str, Shape]] = field(default_factory=set)
+    # (style, level) of each heading the PDF's outline lists and the page shows.
+    outline_styles: Counter[tuple[StyleKey, int]] = field(default_factory=Counter)
 
     def add_paragraph(self, paragraph: Paragraph, page: int, in_margin: bool = False) -> None:
         self.last_page = max(self.last_page, page)
@@ -208,6 +262,9 @@ class StyleCensus:
             title = title_key(" ".join(line.text for line in paragraph.lines))
             if title and not in_margin:
                 self.titles.add((title, shape))
+
+    def add_outline(self, paragraph: Paragraph, level: int) -> None:
+        self.outline_styles[(outline_style(paragraph), level)] += 1
 
     def body_size(self) -> float:
         if not self.body_sizes:
@@ -235,6 +292,10 @@ class HeadingScale:
     # The document sets its headings apart by type (larger than the body, or bold, more than once):
     # a heading it sets in body type is then a minor one.
     styled_headings: bool = False
+    # In a PDF whose outline lists headings the pages show: the level the outline gives each style (the
+    # most listed), and the deepest it gives (0: no outline, levels come from the pages alone).
+    outline_levels: dict[StyleKey, int] = field(default_factory=dict)
+    outline_depth: int = 0
 
     @classmethod
     def from_census(cls, census: StyleCensus) -> HeadingScale:
@@ -264,6 +325,8 @@ class HeadingScale:
         )
         title_page_only = frozenset(title_page[1:]) if census.last_page > 1 else frozenset()
         styled = any(style != (round(body_size, 1), False) for style in recurring)
+        listed = _outline_levels(census.outline_styles)
+        depth = max((level for _, level in census.outline_styles), default=0)
         named: dict[int, set[StyleKey]] = {}
         decimal_ranks: set[int] = set()
         unlabelled: set[StyleKey] = set()
@@ -279,9 +342,10 @@ class HeadingScale:
             else:
                 named.setdefault(rank, set()).add(style)
         if not set(named) - {ANNEX_RANK}:
-            return cls(body_size, levels, title_page_only, styled_headings=styled)
+            return cls(body_size, levels, title_page_only, styled_headings=styled, outline_levels=listed,
+                       outline_depth=depth)
         rank_levels, unlabelled_ranks = _label_ladder(named, decimal_ranks, unlabelled)
-        return cls(body_size, levels, title_page_only, rank_levels, unlabelled_ranks, styled)
+        return cls(body_size, levels, title_page_only, rank_levels, unlabelled_ranks, styled, listed, depth)
 
     def level(self, paragraph: Paragraph, text: str, page: int) -> int:
         """The heading level of the paragraph, 0 when it is not a heading."""
@@ -299,11 +363,32 @@ class HeadingScale:
             return self._rank_level(self.unlabelled_ranks.get(style, ARTICLE_RANK - 1))
         return self.levels.get(style, MAX_LEVEL)
 
+    def unlisted_level(self, paragraph: Paragraph, level: int) -> int:
+        """The level of a heading found on the page that the PDF's outline does not list.
+
+        The outline is the author's own tree: such a heading takes the level the outline gives
+        headings set like it, else sits below every level the outline uses (a heading the author
+        left out of the outline is a minor one), so it never closes a listed section early.
+        """
+        if not self.outline_depth or not level:
+            return level
+        learned = self.outline_levels.get(outline_style(paragraph))
+        return learned or min(max(level, self.outline_depth + 1), MAX_LABEL_LEVEL)
+
     def _rank_level(self, rank: int) -> int:
         if rank in self.rank_levels:
             return self.rank_levels[rank]
         above = [level for other, level in self.rank_levels.items() if other < rank]
         return min(max(above, default=0) + 1, MAX_LABEL_LEVEL)
+
+
+def _outline_levels(listed: Counter[tuple[StyleKey, int]]) -> dict[StyleKey, int]:
+    """Each style's most listed outline level (the higher level of equals)."""
+    best: dict[StyleKey, tuple[int, int]] = {}
+    for (style, level), count in listed.items():
+        if style not in best or (count, -level) > (best[style][0], -best[style][1]):
+            best[style] = (count, level)
+    return {style: min(level, MAX_LABEL_LEVEL) for style, (_, level) in best.items()}
 
 
 ANNEX_RANK = KIND_RANKS["annexe"]

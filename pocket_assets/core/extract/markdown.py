@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from pocket_assets.core.document import PageContent
@@ -16,14 +16,21 @@ from pocket_assets.core.extract.cleanup import (
     numbers_of,
 )
 from pocket_assets.core.extract.headings import (
+    MAX_HEADING_CHARS,
+    MAX_HEADING_LINES,
+    MAX_LABEL_LEVEL,
     MAX_LEVEL,
     HeadingScale,
     is_section_number,
+    numbered_capitals,
     numbering_depth,
+    outline_style,
     reads_as_heading_line,
+    reads_as_long_title,
     run_in_heading,
 )
 from pocket_assets.core.extract.numbering import DECIMAL, is_bare_label, read_label
+from pocket_assets.core.extract.outline import Candidate, OutlineMatch, match_outline
 from pocket_assets.core.extract.reading_order import Line, Paragraph, split_margin_labels, split_paragraphs
 from pocket_assets.core.extract.scan import EDGE_SLACK, EMPTY_WARNING, IMAGE_ONLY_WARNING, PageScan
 from pocket_assets.core.extract.tables import pipe_table
@@ -42,6 +49,39 @@ _BULLET_ONLY = re.compile(r"^\s*[•◦▪▫‣⁃●○■□∙·*–—-]\s*
 _MARKDOWN_OPENING = re.compile(r"^(?:#|>|[-*+](?:\s|$)|\d+[.)](?:\s|$)|```|~~~|={3,}\s*$)")
 
 
+def paragraph_text(paragraph: Paragraph) -> str:
+    return join_lines(line.text for line in paragraph.lines)
+
+
+_PAGE_NUMBERED = re.compile(r"^\d{1,4}\s+\S|\S\s+\d{1,4}$")
+
+
+def outline_matches(scan: PageScan, paragraphs: Sequence[Paragraph]) -> dict[int, OutlineMatch]:
+    """Which of the page's paragraphs are the headings its outline entries name (`match_outline`).
+
+    Text first, then code (typewriter, not bold), then the lines that may be running headers: in the
+    page's margin bands, or a first or last line with a page number set apart (`46 attr`, `attributes 47`:
+    a manual heads its pages with the topic they hold). A heading may be run into a paragraph whose
+    first line sets its opening apart (a bold lead, pieces far apart) or that is heading-short.
+    """
+    last = len(paragraphs) - 1
+
+    def tier(index: int, paragraph: Paragraph) -> int:
+        first = paragraph.first
+        page_numbered = first.spread and len(paragraph.lines) == 1 and bool(_PAGE_NUMBERED.search(first.text.strip()))
+        if scan.margin_position(first) is not None or (index in (0, last) and page_numbered):
+            return 2
+        return 1 if all(line.mono and not line.bold for line in paragraph.lines) else 0
+
+    candidates = []
+    for index, paragraph in enumerate(paragraphs):
+        text = paragraph_text(paragraph)
+        short = len(paragraph.lines) <= MAX_HEADING_LINES and len(text) <= MAX_HEADING_CHARS
+        run_in = bool(paragraph.first.lead) or paragraph.first.spread or short
+        candidates.append(Candidate(text, tier(index, paragraph), run_in))
+    return match_outline(scan.outline, candidates)
+
+
 def starts_list_item(text: str) -> bool:
     return bool(_BULLET_ITEM.match(text) or _NUMBERED_ITEM.match(text))
 
@@ -51,10 +91,13 @@ def escape_paragraph(text: str) -> str:
     return f"\\{text}" if _MARKDOWN_OPENING.match(text) else text
 
 
-def _run_from(paragraphs: list[Paragraph], index: int, continues: Callable[[Paragraph], bool]) -> list[Paragraph]:
-    """`paragraphs[index]` and the paragraphs right after it that `continues` accepts (one code block, list...)."""
+def _run_from(
+    paragraphs: list[Paragraph], index: int, continues: Callable[[Paragraph], bool], headings: Collection[int] = ()
+) -> list[Paragraph]:
+    """`paragraphs[index]` and the paragraphs right after it that `continues` accepts (one code block, list...),
+    up to the first of `headings` (the outline's)."""
     end = index + 1
-    while end < len(paragraphs) and continues(paragraphs[end]):
+    while end < len(paragraphs) and end not in headings and continues(paragraphs[end]):
         end += 1
     return paragraphs[index:end]
 
@@ -64,7 +107,8 @@ def _continues_code(paragraph: Paragraph) -> bool:
 
 
 def _continues_list(paragraph: Paragraph) -> bool:
-    return not paragraph.first.mono and starts_list_item(paragraph.first.text)
+    text = paragraph.first.text
+    return not paragraph.first.mono and starts_list_item(text) and not numbered_capitals(text.strip())
 
 
 def list_item_markdown(text: str) -> str:
@@ -148,9 +192,11 @@ def _set_apart_label_lines(paragraphs: list[Paragraph]) -> list[Paragraph]:
     line after it (the next line's first word would have fitted in the column) and the line before
     it, if any, ended its paragraph (a sentence end, or a break by the author). A wrapped sentence
     that happens to open a line with a number fails the last two: it fills the column, or goes on in
-    the next line. A longer line that opens with a label (`Art. 14. - Le bureau ...`, `4.1 Chaque
-    ...`) after a sentence ended by the author starts a paragraph, so its number opens a line of
-    the text, where article numbers are read.
+    the next line. A numbered title in capitals (`numbered_capitals`) needs none of that, and a
+    bold line below another is cut alike: "1. OBLIGATIONS" and "1.1. COUVERTURE" set one under the
+    other are two headings, "Article 1er" over "Objet" one. A longer line that opens with a label
+    (`Art. 14. - Le bureau ...`, `4.1 Chaque ...`) after a sentence ended by the author starts a
+    paragraph, so its number opens a line of the text, where article numbers are read.
     """
     lines = [line for paragraph in paragraphs for line in paragraph.lines]
     result: list[Paragraph] = []
@@ -180,10 +226,14 @@ def _is_label_line(lines: tuple[Line, ...], index: int, page_lines: list[Line]) 
     """Whether `lines[index]` is a heading set in a paragraph's lines (see `_set_apart_label_lines`)."""
     line = lines[index]
     text = line.text.strip()
-    if line.bold or line.mono or line.margin_label or not _MAY_OPEN_LABEL.match(text) or read_label(text) is None:
-        return False  # (a bold line is cut from regular text by its style; bold lines together are one heading)
+    if line.mono or line.margin_label or not _MAY_OPEN_LABEL.match(text) or read_label(text) is None:
+        return False
+    if line.bold and index == 0:
+        return False  # (bold lines are cut from regular text by their style; "Article 1er" over its title is one)
     if not reads_as_heading_line(text, spread=True):  # (a number at the end: a contents entry)
         return False
+    if numbered_capitals(text):
+        return True
     if index + 1 < len(lines) and not _broken_before(line, lines[index + 1], page_lines):
         return False
     previous = lines[index - 1] if index else None
@@ -191,12 +241,14 @@ def _is_label_line(lines: tuple[Line, ...], index: int, page_lines: list[Line]) 
 
 
 def _opens_numbered_paragraph(previous: Line, line: Line, page_lines: list[Line]) -> bool:
-    """A line opening with a label, after a sentence the author ended there (see `_set_apart_label_lines`)."""
+    """A line opening with a label, after a sentence the author ended there, or with an article's label (`Art 1er-
+    Il est fondé ...`) after a line the author ended early (see `_set_apart_label_lines`)."""
+    if line.mono or not _MAY_OPEN_LABEL.match(line.text):
+        return False
+    label = read_label(line.text.strip())
     return (
-        not line.mono
-        and bool(_ENDS_PARAGRAPH.search(previous.text))
-        and bool(_MAY_OPEN_LABEL.match(line.text))
-        and read_label(line.text.strip()) is not None
+        label is not None
+        and (bool(_ENDS_PARAGRAPH.search(previous.text)) or label.kind != DECIMAL)
         and _broken_before(previous, line, page_lines)
     )
 
@@ -275,7 +327,7 @@ def _attach_lone_bullets(paragraphs: list[Paragraph]) -> list[Paragraph]:
 def _continues_heading(heading: Paragraph, following: Paragraph, scale: HeadingScale, page: int) -> bool:
     last, first = heading.lines[-1], following.first
     close = first.y0 - last.y1 < 0.6 * max(last.y1 - last.y0, 1.0)
-    text = join_lines(line.text for line in following.lines)
+    text = paragraph_text(following)
     return close and not first.margin_label and not numbering_depth(text) and scale.level(following, text, page) > 0
 
 
@@ -297,9 +349,12 @@ def _is_bare_number_in_body_type(paragraph: Paragraph, text: str, body_size: flo
 
 def _is_list_item_among_items(paragraphs: list[Paragraph], index: int, text: str) -> bool:
     """A bare number opens headings and list items alike; a heading stands between paragraphs of
-    text, an item follows a lead-in that ends with a colon or sits beside other items."""
-    before = join_lines(line.text for line in paragraphs[index - 1].lines) if index else ""
-    after = join_lines(line.text for line in paragraphs[index + 1].lines) if index + 1 < len(paragraphs) else ""
+    text, an item follows a lead-in that ends with a colon or sits beside other items. A title in
+    capitals is a heading wherever it stands."""
+    if numbered_capitals(text):
+        return False
+    before = paragraph_text(paragraphs[index - 1]) if index else ""
+    after = paragraph_text(paragraphs[index + 1]) if index + 1 < len(paragraphs) else ""
     return before.rstrip().endswith(":") or starts_list_item(before) or starts_list_item(after)
 
 
@@ -320,7 +375,7 @@ def _is_display_math(paragraph: Paragraph) -> bool:
 
 def _equation_markdown(paragraphs: list[Paragraph]) -> str:
     """Fenced like TeX display math; the text is the PDF's own (Unicode), one line per paragraph."""
-    body = [join_lines(line.text for line in paragraph.lines) for paragraph in paragraphs]
+    body = [paragraph_text(paragraph) for paragraph in paragraphs]
     return "\n".join([EQUATION_FENCE, *body, EQUATION_FENCE])
 
 
@@ -335,12 +390,20 @@ def _code_markdown(paragraphs: list[Paragraph]) -> str:
 
 
 @dataclass(frozen=True)
+class Flow:
+    """What the reading of a page hands to the next."""
+
+    section_level: int = 0  # level of the last section heading so far: margin labels on the next page sit below it
+    after_bare_label: bool = False  # the last block so far is a heading that is a label alone ("Article 15")
+    outline_started: bool = False  # a heading the PDF's outline lists came before: unlisted ones go below the outline's
+
+
+@dataclass(frozen=True)
 class RenderedPage:
     content: PageContent
     removed_lines: tuple[str, ...]  # running headers, footers and page counters taken out
-    section_level: int = 0  # level of the last section heading so far: margin labels on the next page sit below it
     label_headings: tuple[int, ...] = ()  # indices in content.blocks of the headings that are margin labels
-    ends_with_bare_label: bool = False  # the page's last block is a heading that is a label alone ("Article 15")
+    flow: Flow = Flow()
 
 
 class _PageWriter:
@@ -350,10 +413,12 @@ class _PageWriter:
         self.parts: list[str] = []
         self.blocks: list[Block] = []
         self.length = 0
+        self.body_written = False  # a block of text longer than a heading: the page's title, if any, is above
 
     def add(self, kind: str, text: str, level: int = 0, table: TableCells | None = None) -> None:
         if not text:
             return
+        self.body_written = self.body_written or (kind != "heading" and len(text) > MAX_HEADING_CHARS)
         if self.parts:
             self.parts.append(BLOCK_SEPARATOR)
             self.length += len(BLOCK_SEPARATOR)
@@ -365,40 +430,72 @@ class _PageWriter:
         return "".join(self.parts)
 
 
+def _write_listed(writer: _PageWriter, paragraphs: list[Paragraph], match: OutlineMatch, whole: bool) -> int:
+    """The heading the PDF's outline lists, at its level, then the rest of its paragraph when the heading is only
+    that paragraph's start (unless `whole`: the paragraph is set as a heading, and the outline left out a part
+    of it such as a command's arguments); its level."""
+    level = min(match.level, MAX_LABEL_LEVEL)
+    text = join_lines(line.text for paragraph in paragraphs[match.first : match.last + 1] for line in paragraph.lines)
+    rest = ""
+    if match.cut is not None and not whole:
+        text, rest = text[: match.cut].rstrip(), text[match.cut :].lstrip()
+    writer.add("heading", f"{'#' * level} {text}", level=level)
+    writer.add("paragraph", escape_paragraph(rest))
+    return level
+
+
 def render_page(
     scan: PageScan,
     running: frozenset[str],
     scale: HeadingScale,
     column_left: float | None = None,
-    section_level: int = 0,
-    after_bare_label: bool = False,
+    flow: Flow = Flow(),
 ) -> RenderedPage:
     """The page's Markdown: headings, paragraphs, lists, code and tables, in reading order.
 
-    `section_level` is the level of the last section heading before the page. A
+    The headings the PDF's outline lists on the page (`scan.outline`) are headings at the outline's
+    level; the others are found by type and numbering, and once a listed heading came, placed below
+    the outline's levels (`HeadingScale.unlisted_level`).
+    `flow.section_level` is the level of the last section heading before the page. A
     margin label names an item inside the current section (a command, a field),
     so it is a heading one level below it, never a section that resets the count;
     so is a bare-numbered title in body type in a document whose headings have a
     type of their own (`1. Precision` in a manual's enumeration).
-    `after_bare_label`: the previous page ended on a label alone ("Article 15"), so
+    `flow.after_bare_label`: the previous page ended on a label alone ("Article 15"), so
     an unlabelled heading opening this page is that label's title cut off by the
     page break ("Litiges"); it stays in the label's section as a paragraph.
+    On the first page, a paragraph above the body text that reads as the document's
+    title (`reads_as_long_title`: in capitals) is a heading whatever its length.
     """
     paragraphs, removed = page_paragraphs(scan, running, column_left)
+    listed = outline_matches(scan, paragraphs) if scan.outline else {}
+    section_level, outline_started = flow.section_level, flow.outline_started
     writer = _PageWriter()
     label_headings: list[int] = []
     tables = list(scan.tables)
+    title_open = scan.number == 1
     index = 0
     while index < len(paragraphs):
         paragraph = paragraphs[index]
         while tables and tables[0].bbox[1] <= paragraph.y0:
             writer.add("table", pipe_table(tables[0].cells), table=tables.pop(0).cells)
-        text = join_lines(line.text for line in paragraph.lines)
+        text = paragraph_text(paragraph)
+        if index in listed:
+            typeset = bool(scale.level(paragraph, text, scan.number))
+            section_level, outline_started = _write_listed(writer, paragraphs, listed[index], typeset), True
+            index = listed[index].last + 1
+            continue
         minor = is_margin_label(paragraph)
         level = 0 if minor else scale.level(paragraph, text, scan.number)
-        if level and index == 0 and after_bare_label and read_label(text) is None:
+        learned = level and outline_started and scale.outline_levels.get(outline_style(paragraph))
+        if level and outline_started:
+            level = scale.unlisted_level(paragraph, level)
+        if level and index == 0 and flow.after_bare_label and read_label(text) is None:
             level = 0
-        if level and _is_bare_number_in_body_type(paragraph, text, scale.body_size):
+        if not level and not minor and title_open and not writer.body_written:
+            if reads_as_long_title(text, len(paragraph.lines)):
+                level, title_open = 1, False
+        if level and not learned and _is_bare_number_in_body_type(paragraph, text, scale.body_size):
             if _is_list_item_among_items(paragraphs, index, text):
                 level = 0
             else:
@@ -413,6 +510,8 @@ def render_page(
         run_in = "" if level else run_in_heading(paragraph, scale.body_size)
         if run_in and text.startswith(run_in):
             level = section_level = min(numbering_depth(run_in), MAX_LEVEL)
+            if outline_started:
+                level = section_level = scale.unlisted_level(paragraph, level)
             writer.add("heading", f"{'#' * level} {run_in}", level=level)
             writer.add("paragraph", escape_paragraph(text[len(run_in) :].lstrip()))
             index += 1
@@ -421,26 +520,27 @@ def render_page(
         while (
             level
             and index + 1 < len(paragraphs)
+            and index + 1 not in listed
             and _continues_heading(paragraph, paragraphs[index + 1], scale, scan.number)
         ):
             index += 1
             paragraph = Paragraph(paragraph.lines + paragraphs[index].lines)
-            text = join_lines(line.text for line in paragraph.lines)
+            text = paragraph_text(paragraph)
         if level:
             section_level = level
             writer.add("heading", f"{'#' * level} {text}", level=level)
         elif all(line.mono for line in paragraph.lines):
-            run = _run_from(paragraphs, index, _continues_code)
+            run = _run_from(paragraphs, index, _continues_code, listed)
             index += len(run) - 1
             writer.add("code", _code_markdown(run))
         elif _is_display_math(paragraph):
-            run = _run_from(paragraphs, index, _is_display_math)
+            run = _run_from(paragraphs, index, _is_display_math, listed)
             index += len(run) - 1
             writer.add("equation", _equation_markdown(run))
         elif starts_list_item(text):
-            run = _run_from(paragraphs, index, _continues_list)
+            run = _run_from(paragraphs, index, _continues_list, listed)
             index += len(run) - 1
-            items = [text, *(join_lines(line.text for line in item.lines) for item in run[1:])]
+            items = [text, *(paragraph_text(item) for item in run[1:])]
             writer.add("list", "\n".join(map(list_item_markdown, items)))
         else:
             writer.add("paragraph", escape_paragraph(text))
@@ -454,4 +554,4 @@ def render_page(
     content = PageContent(scan.number, text, tuple(writer.blocks), warnings)
     last = writer.blocks[-1] if writer.blocks else None
     bare_label = last is not None and last.kind == "heading" and is_bare_label(text[last.char_start : last.char_end])
-    return RenderedPage(content, removed, section_level, tuple(label_headings), bare_label)
+    return RenderedPage(content, removed, tuple(label_headings), Flow(section_level, bare_label, outline_started))

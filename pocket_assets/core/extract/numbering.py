@@ -36,6 +36,10 @@ KIND_RANKS = {
 ARTICLE_RANK = KIND_RANKS["article"]
 _ANNEX = re.compile(r"^(?:annexes?|annex|appendix|appendices)\b", re.IGNORECASE)
 DECIMAL = "decimal"  # `6.7.` or `1.2.3`: a bare dotted number
+# What may part a label from its title or its text: hyphen, the non-breaking and figure hyphens word processors
+# put in "Art. 7.‑ Le siège", en and em dashes, the minus sign.
+DASHES = "-‐‑‒–—―−"
+_DASH = f"[{re.escape(DASHES)}]"
 
 _KIND_WORDS = "|".join(sorted((re.escape(kind) for kind in KIND_RANKS), key=len, reverse=True))
 # The number a label carries: 12, 4.1, 3-1, a code's L. 131-8 / R232-10, 1er / 1ER / Ier / 1re, II, A, A.2;
@@ -45,14 +49,14 @@ _INSERTED = r"(?:\s+(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|dec
 # Numbers written as words: "Article premier", "CHAPITRE PREMIER", "Section unique".
 _NUMBER_WORDS = {"premier": "1", "première": "1", "unique": "unique"}
 _NAMED = re.compile(
-    rf"^(?P<kind>{_KIND_WORDS})\.?\s+(?P<number>(?:{_NUMBER}|premier|première|unique){_INSERTED})\.?"
-    r"(?=\s|$|[:–—\-.,)])",
+    rf"^(?P<kind>{_KIND_WORDS})(?:\.\s*|\s+)(?P<number>(?:{_NUMBER}|premier|première|unique){_INSERTED})\.?"
+    rf"(?=\s|$|[:.,)]|{_DASH})",
     re.IGNORECASE,
 )
 # "3.9.", "2.1 Title", "A.2 Title", "6." only with a dot after it, or a dash ("6 – Sanctions"); a letter
 # item of a numbered paragraph is part of its number ("5.6 a) Phase de zone", "5.6. b) Phase finale").
 _DECIMAL = re.compile(
-    r"^(?P<number>\d+(?:\.\d+)+|[A-Z](?:\.\d+)+|\d+(?=\.|\s[–—-]\s))\.?(?:\s?(?P<letter>[a-z])\))?(?=\s|$)"
+    rf"^(?P<number>\d+(?:\.\d+)+|[A-Z](?:\.\d+)+|\d+(?=\.|\s{_DASH}\s))\.?(?:\s?(?P<letter>[a-z])\))?(?=\s|$)"
 )
 _ORDINAL_SUFFIX = re.compile(r"(?:er|re|ère)(?=\s|$)", re.IGNORECASE)
 
@@ -94,7 +98,7 @@ def read_label(text: str) -> Label | None:
         head, _, inserted = number.partition(" ")
         head = _NUMBER_WORDS.get(head.lower()) or _ORDINAL_SUFFIX.sub("", head) or head
         bare = f"{head} {inserted.lower()}" if inserted else head
-        return Label(named.group("kind").lower(), bare, named.group(0).rstrip(".:,)–—- "))
+        return Label(named.group("kind").lower(), bare, named.group(0).rstrip(f".:,) {DASHES}"))
     decimal = _DECIMAL.match(text)
     if decimal:
         letter = decimal.group("letter")
@@ -110,6 +114,6 @@ def opens_annex(heading: str) -> bool:
 
 def is_bare_label(heading: str) -> bool:
     """A heading that is its label alone (`Article 15`, `TITRE II`): its title may follow apart."""
-    text = heading.lstrip("#\\ ").rstrip(" .:–—-")
+    text = heading.lstrip("#\\ ").rstrip(f" .:{DASHES}")
     label = read_label(text)
     return label is not None and label.text == text

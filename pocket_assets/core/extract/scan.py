@@ -18,6 +18,7 @@ import pymupdf
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.extract.cleanup import is_page_counter
 from pocket_assets.core.extract.ocr import PageOcr
+from pocket_assets.core.extract.outline import OutlineEntry, has_heading_tags, outline_entries, tagged_headings
 from pocket_assets.core.extract.reading_order import DICT_FLAGS, Line, read_lines, text_column_left, text_dict
 from pocket_assets.core.extract.tables import (
     FoundTable,
@@ -64,6 +65,7 @@ class PageScan:
     column_left: float | None  # the page's own estimate of its text column's left edge (`text_column_left`)
     margin_places: tuple[tuple[MarginPlace, ...], ...]  # each line's `margin_places`, in the shape of `blocks`
     damage: str | None = None  # MuPDF's reason when it could not load the page or read all of its content
+    outline: tuple[OutlineEntry, ...] = ()  # the headings the PDF's outline and heading tags list on this page
 
     def margin_position(self, line: Line) -> str | None:
         """'top' or 'bottom' when the line sits in a page margin band."""
@@ -353,13 +355,16 @@ def _unloaded_page(number: int, reason: str) -> PageScan:
 
 
 def scan_pages(document: pymupdf.Document, source: str, detect_tables: bool, ocr_language: str | None) -> list[PageScan]:
-    """Scan every page of the open PDF, in order (`ocr_language`: Tesseract's languages, None for no OCR).
+    """Scan every page of the open PDF, in order (`ocr_language`: Tesseract's languages, None for no OCR), each with
+    the headings the PDF's outline and heading tags list on it.
 
     A page MuPDF cannot load or read is a page warning; the PDF fails (a `PdfError` naming
     `source`) only when no page can be read at all. A PDF MuPDF had to repair says so on its
     first page.
     """
     ocr = PageOcr(ocr_language) if ocr_language else None
+    outline = outline_entries(document)
+    tagged = has_heading_tags(document)
     scans: list[PageScan] = []
     for number in range(1, document.page_count + 1):
         try:
@@ -367,7 +372,9 @@ def scan_pages(document: pymupdf.Document, source: str, detect_tables: bool, ocr
         except PdfError as error:
             scans.append(_unloaded_page(number, error.reason))
             continue
-        scans.append(scan_page(page, number, detect_tables, ocr))
+        scan = scan_page(page, number, detect_tables, ocr)
+        listed = outline.get(number, ()) + (tagged_headings(page) if tagged else ())
+        scans.append(replace(scan, outline=listed) if listed else scan)
     if all(scan.damage and not scan.blocks and not scan.tables for scan in scans):
         raise no_readable_page(source, len(scans), scans[0].damage)
     if document.is_repaired:
