@@ -214,6 +214,7 @@ def small_corpus(raw_dir: Path) -> list[str]:
 
 
 LONG_NAME = "Règlement intérieur " + "très long " * 20 + "fin.pdf"  # 227 characters, 249 bytes in UTF-8
+COMMA_NAME = "fr/Règlement intérieur, version 2024.pdf"  # a comma, as French titles have: Dagster's UI splits on them
 
 
 def odd_corpus(raw_dir: Path) -> dict[str, str]:
@@ -224,6 +225,7 @@ def odd_corpus(raw_dir: Path) -> dict[str, str]:
     cases = {
         "good": "fr/reglement.pdf",
         "upper_accents_spaces": "fr/Règlement ÉTÉ 2024.PDF",
+        "comma": COMMA_NAME,
         "same_base": "fr/faq.pdf",
         "same_base_nested": "fr/sub/faq.pdf",
         "long_name": f"fr/{LONG_NAME}",
@@ -239,6 +241,7 @@ def odd_corpus(raw_dir: Path) -> dict[str, str]:
     }
     text_pdf(raw_dir / cases["good"], [ARTICLE_FR * 6, ARTICLE_FR * 4])
     text_pdf(raw_dir / cases["upper_accents_spaces"], [ARTICLE_FR * 3 + "Été 2024."])
+    text_pdf(raw_dir / cases["comma"], ["Règlement intérieur, version 2024. " + ARTICLE_FR * 3])
     text_pdf(raw_dir / cases["same_base"], ["Questions fréquentes sur les tournois. " + ARTICLE_FR * 2])
     text_pdf(raw_dir / cases["same_base_nested"], ["Questions sur les cadences rapides. " + ARTICLE_FR * 3])
     text_pdf(raw_dir / cases["long_name"], [ARTICLE_FR * 2])

@@ -17,6 +17,8 @@ from pathlib import Path
 from dagster import AssetKey, DagsterInstance, ExecuteInProcessResult
 
 from pocket_assets.cli.console_logger import cli_console
+from pocket_assets.cli.failure_cause import cause_sentence
+from pocket_assets.cli.folder_lock import holding_output_folder
 from pocket_assets.cli.instance_lock import open_instance
 from pocket_assets.cli.paths import cli_paths
 from pocket_assets.core.raw_folder import RawFolderScan, printable_name
@@ -59,9 +61,10 @@ class PdfSummary:
 
 
 def run_build(pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: str | None, output_dir: str | None) -> int:
+    """The build, holding the output folder the whole time (a second build waits, saying so); its exit code."""
     try:
         paths = cli_paths(raw_dir, output_dir)
-        with open_instance() as instance:
+        with holding_output_folder(paths.output_path, "build"), open_instance(capture_logs=False) as instance:
             return _build(instance, paths, pdfs, select, every)
     except (CommandRefused, OutputFolderRefused) as error:
         print(error)
@@ -88,6 +91,7 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
     for key, original in sorted(duplicates.items()):
         print(duplicate_sentence(key, original))
     verdicts: list[RunVerdict] = []
+    export_state = "the others are exported" if exporting else "the export not run: --select left it out"
     if stages:
         job = definitions.resolve_job_def(BUILD_CORPUS)
         ordered = instance.get_dynamic_partitions(pdf_partitions.name)
@@ -113,6 +117,8 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
         )
         verdicts.append(_verdict(result, "export"))
         print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for the export")
+        if not result.success:
+            export_state = "and the export failed, see above"
     run_ids = {verdict.run_id for verdict in verdicts}
     crashed = [verdict.step_failure for verdict in verdicts if verdict.step_failure]
     summaries = [summarize_pdf(store, key, stages, run_ids, crashed) for key in wanted]
@@ -121,14 +127,14 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
     others = (summarize_pdf(store, key, (), run_ids) for key in plan.partition_keys if key not in built)
     summaries += [summary for summary in others if summary.failure]
     not_built = () if pdfs else scan.refused
-    print_summary(summaries, paths, crashed, not_built, () if pdfs else scan.ignored)
+    print_summary(summaries, paths, export_state, crashed, not_built, () if pdfs else scan.ignored)
     clean = all(verdict.success for verdict in verdicts) and not not_built and not any(s.failure for s in summaries)
     return 0 if clean else 1
 
 
 def _verdict(result: ExecuteInProcessResult, what: str = "the PDFs' stages") -> RunVerdict:
     """A step that failed as a whole (not the PDFs' own failures, which each PDF's manifest tells: those come
-    as a `Failure`), in one sentence: its first error, a resource that did not start included."""
+    as a `Failure`), in one sentence: the cause of its first error, a resource that did not start included."""
     failures = [
         event
         for event in result.all_events
@@ -138,8 +144,8 @@ def _verdict(result: ExecuteInProcessResult, what: str = "the PDFs' stages") -> 
     sentence = None
     if failures:
         error = getattr(failures[0].event_specific_data, "error", None)
-        message = error.message.strip().splitlines()[0] if error is not None and error.message else "unknown error"
-        sentence = f"{what} failed as a whole (step {failures[0].step_key}): {message}"
+        cause = cause_sentence(error) if error is not None else "unknown error"
+        sentence = f"{what} failed as a whole (step {failures[0].step_key}): {cause}"
     return RunVerdict(result.run_id, result.success, sentence)
 
 
@@ -172,6 +178,7 @@ def summarize_pdf(
 def print_summary(
     summaries: Sequence[PdfSummary],
     paths: CorpusPaths,
+    export_state: str,
     crashed: Sequence[str] = (),
     refused: Sequence[tuple[str, str]] = (),
     ignored: Sequence[tuple[str, str]] = (),
@@ -193,7 +200,7 @@ def print_summary(
         print(f"\n{sentence}")
     problems = [f"{s.partition_key}: {s.failure}" for s in failed] + [why for _, why in refused]
     if problems:
-        print(f"\n{len(problems)} PDF(s) with a problem (the others are exported):")
+        print(f"\n{len(problems)} PDF(s) with a problem ({export_state}):")
         for line in problems:
             print(f"  - {line}")
     warnings = [f"{s.partition_key}: {w}" for s in summaries for w in s.warnings] + [why for _, why in ignored]

@@ -3,8 +3,8 @@
 Dagster's console logger prints every failure with its stack, a PDF that is not a PDF as
 much as a bug. The build command's runs log through this logger instead (same name,
 `console`, same `log_level` config): a step that fails with `Failure` (the PDFs that failed,
-each named with its one-sentence reason) prints its description, and an error of any other
-class (a crash) keeps its stack.
+each named with its one-sentence reason) prints its description, an error of the system the
+user fixes (a full or read-only disk) what to do, and any other error (a crash) its stack.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import logging
 import sys
 
 from dagster import Field, InitLoggerContext, logger
+
+from pocket_assets.cli.failure_cause import user_fix
 
 EXPECTED_FAILURES = frozenset({"Failure"})  # error classes that are verdicts, not crashes
 
@@ -28,8 +30,8 @@ class OneSentenceFormatter(logging.Formatter):
         error = getattr(getattr(event, "event_specific_data", None), "error", None) if event is not None else None
         if error is not None:
             # A `Failure`'s message is "<module>.Failure: <description>": the description is the sentence.
-            description = error.message.strip().split(": ", 1)[-1]
-            text += f"\n{description}" if error.cls_name in EXPECTED_FAILURES else f"\n\n{error}"
+            description = error.message.strip().split(": ", 1)[-1] if error.cls_name in EXPECTED_FAILURES else user_fix(error)
+            text += f"\n{description}" if description else f"\n\n{error}"
         return f"{self.formatTime(record, '%H:%M:%S')} {record.levelname} {text}"
 
 

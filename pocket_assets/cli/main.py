@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from pocket_assets.core.errors import system_fix
+
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 # What `--select` may name: the per-PDF stages and the export.
 SELECTABLE = ("raw_pdf", "pages", "parents", "children", "table_summaries", "validated_chunks", "android_export")
@@ -55,6 +57,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--pdf names the PDFs to build; --all builds every PDF: give one or the other")
     if args.command == "forget" and not args.pdfs and not args.missing:
         parser.error("forget what? name partition keys (fr/x.pdf) or give --missing")
+    try:
+        return _run(args, dagster_args)
+    except OSError as error:
+        fix = system_fix(error)
+        if fix is None:
+            raise
+        print(f"{args.command} stopped: {fix}")
+        return 1
+
+
+def _run(args: argparse.Namespace, dagster_args: Sequence[str]) -> int:
     ensure_dagster_home()
     from pocket_assets.cli import build, forget, prune, stale, ui  # Dagster is imported once the arguments are good
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -51,7 +52,7 @@ def build_in_pool(build: Build, keys: Sequence[str], workers: int, died: Died) -
 def _pool_pass(keys: list[str], workers: int, died: Died) -> Iterator[PdfOutcome]:
     """One pool over `keys`; returns the keys left to build when a worker died (those it may have held,
     built again alone first, then the rest in a new pool)."""
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_die_with_parent) as pool:
+    with _fork_pool(workers) as pool:
         running: dict[Future[PdfOutcome], str] = {pool.submit(_build_here, key): key for key in keys}
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -70,7 +71,7 @@ def _pool_pass(keys: list[str], workers: int, died: Died) -> Iterator[PdfOutcome
 
 def _alone(key: str, died: Died) -> PdfOutcome:
     """The PDF in a pool of its own: built, or failed as the one that kills its worker."""
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=_die_with_parent) as pool:
+    with _fork_pool(1) as pool:
         try:
             return pool.submit(_build_here, key).result()
         except BrokenProcessPool as error:
@@ -82,10 +83,19 @@ def _build_here(key: str) -> PdfOutcome:
     return _BUILD(key)
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker when the run's process dies; a no-op elsewhere."""
+def _fork_pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=_die_with_parent, initargs=(os.getpid(),)
+    )
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to kill this worker when the run's process dies (a no-op elsewhere); and end at once if it
+    died already, between the fork and this request, which then never comes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the run's process, which stops its workers
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         pass
+    if os.getppid() != parent:
+        os._exit(1)

@@ -135,21 +135,38 @@ def test_ui_adds_the_pdfs_then_starts_dagster_dev_with_the_folders_and_its_own_a
         assert not instance.get_run_records(), "added, not built"
 
 
-def test_forget_deletes_only_what_it_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_forget_deletes_only_what_it_names_and_refuses_a_key_leaving_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
     raw, out = tmp_path / "raw", tmp_path / "out"
     small_corpus(raw)
     text_pdf(raw / "fr" / "autre.pdf", ["Une autre règle du jeu, assez longue pour faire un morceau."])
+    text_pdf(raw / "fr" / "zzz.pdf", ["Une dernière règle du jeu, assez longue pour faire un morceau."])
     assert main(["build", "--raw-dir", str(raw), "--output-dir", str(out), "--select", "raw_pdf"]) == 0
     (raw / "fr" / "autre.pdf").unlink()
+    (raw / "fr" / "zzz.pdf").unlink()
+    outside = tmp_path / "x.pdf"
+    outside.write_bytes(b"not to be touched")
+    climbing = "fr/../../x.pdf"  # added by hand: it names a file outside both folders, sorted before the others
+    with DagsterInstance.get() as instance:
+        instance.add_dynamic_partitions(pdf_partitions.name, [climbing])
     assert main(["forget", "fr/nothing.pdf", "--raw-dir", str(raw), "--output-dir", str(out)]) == 1
     assert "fr/nothing.pdf: not a partition of this instance; nothing deleted" in capsys.readouterr().out
-    assert main(["forget", "--missing", "--raw-dir", str(raw), "--output-dir", str(out)]) == 0
-    assert "removed partition fr/autre.pdf and its stage files" in capsys.readouterr().out
+
+    assert main(["forget", "--missing", "--raw-dir", str(raw), "--output-dir", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    [refusal] = [line for line in captured.out.splitlines() if climbing in line]
+    assert refusal.startswith(f"{climbing}: refused: this partition key leaves its folder") and "nothing deleted" in refusal
+    assert "removed partition fr/autre.pdf and its stage files" in captured.out
+    assert "removed partition fr/zzz.pdf and its stage files" in captured.out
+    assert "2 partition(s) deleted" in captured.out
     with DagsterInstance.get() as instance:
-        assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf", "intl/rules.pdf"]
-    assert not (out / "stages" / "raw_pdf" / "fr" / "autre.pdf.parquet").exists()
+        assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf", "intl/rules.pdf", climbing]
+    assert not list((out / "stages").rglob("autre.pdf*")) and not list((out / "stages").rglob("zzz.pdf*"))
     assert (out / "stages" / "raw_pdf" / "fr" / "reglement.pdf.parquet").exists()
+    assert outside.read_bytes() == b"not to be touched"
 
 
 def test_a_run_names_long_pdf_keys_elided_keeping_the_corpus_and_the_file_name() -> None:

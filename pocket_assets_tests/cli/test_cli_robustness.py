@@ -12,13 +12,15 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from dagster import DagsterInstance
 
 from pocket_assets.cli.main import main
 from pocket_assets.core.chunking.embed_text import CHUNK_SPLITTER
+from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.export.sdk_lines import parse_sdk_file
 from pocket_assets.stages.registry import PAGES, VALIDATED_CHUNKS
 from pocket_assets.stages.store import PartitionStore
-from pocket_assets_tests.pdf_factory import LONG_NAME, odd_corpus
+from pocket_assets_tests.pdf_factory import COMMA_NAME, LONG_NAME, odd_corpus
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ def test_every_readable_pdf_with_text_is_exported_whatever_its_name(odd_build: B
     assert _sources(odd_build, "fr") == {
         "reglement.pdf",
         "Règlement ÉTÉ 2024.pdf",
+        "Règlement intérieur, version 2024.pdf",
         "faq.pdf",
         "sub/faq.pdf",
         LONG_NAME,
@@ -75,6 +78,21 @@ def test_only_the_unbuildable_fail_each_named_in_one_sentence_and_the_exit_code_
     assert any("fr/new\\nline.pdf is not built" in line and "rename the file" in line for line in lines)
     assert any("fr/r\\xe8gles.pdf is not built" in line and "UTF-8" in line for line in lines)
     assert "Traceback" not in odd_build.printed
+
+
+def test_a_name_with_a_comma_is_its_own_partition_source_and_citation(odd_build: Build, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The partition key is the path, comma included (the UI's partition dialog selects it as it is:
+    `e2e/test_comma_backfill.py`); the exports cite the file's real name."""
+    monkeypatch.setenv("DAGSTER_HOME", str(odd_build.raw.parent / "home"))
+    name = Path(COMMA_NAME).name
+    assert f"  {COMMA_NAME}: ok; " in odd_build.printed
+    with DagsterInstance.get() as instance:
+        assert COMMA_NAME in instance.get_dynamic_partitions(pdf_partitions.name)
+    assert f"[Source: {name}, Page 1]" in (odd_build.out / "chunks_fr.txt").read_text(encoding="utf-8")
+    records = json.loads((odd_build.out / "chunks_mode_b_fr.json").read_text(encoding="utf-8"))["chunks"]
+    assert {row["source"] for row in records if "version 2024" in row["source"]} == {name}
+    code, printed = _run("build", "--raw-dir", str(odd_build.raw), "--output-dir", str(odd_build.out), "--pdf", str(odd_build.raw / COMMA_NAME))
+    assert code == 0 and "building 1 PDF(s)" in printed and f"  {COMMA_NAME}: ok; " in printed
 
 
 def test_same_base_name_in_two_folders_gets_distinct_sources_and_ids(odd_build: Build) -> None:

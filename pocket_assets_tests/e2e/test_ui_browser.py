@@ -90,21 +90,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webserver]:
         yield webserver
 
 
-@pytest.fixture(scope="module")
-def browser(server: Webserver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    # Imported here: selenium may be absent, and the server fixture skips (or fails) first.
-    from pocket_assets_tests.e2e.browser import headless_chromium
-
-    with headless_chromium(tmp_path_factory.mktemp("chromium_profile")) as chromium:
-        yield chromium
-
-
-@pytest.fixture(scope="module")
-def screenshots() -> Path:
-    """`test-artifacts/screenshots/` (gitignored), or the folder named by POCKET_ASSETS_ARTIFACTS."""
-    return Path(os.environ.get("POCKET_ASSETS_ARTIFACTS") or REPO_ROOT / "test-artifacts" / "screenshots")
-
-
 def test_asset_graph_shows_every_asset_in_its_group(server: Webserver, browser: Browser, screenshots: Path) -> None:
     browser.open(f"{server.url}/asset-groups")
     browser.wait_for_texts(["Global asset lineage", *GROUPS])

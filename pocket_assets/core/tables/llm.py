@@ -20,6 +20,7 @@ from pocket_assets.core.chunking.embed_text import fold_whitespace
 from pocket_assets.core.redaction import has_credentials, is_local, redact, url_without_credentials
 from pocket_assets.core.tables.summarizer import (
     MIN_SUMMARY_CHARS,
+    EndpointError,
     Summarizer,
     SummaryError,
     SummaryText,
@@ -50,7 +51,7 @@ class LlmSummarizer:
     `api_key` is the key itself (the Dagster resource reads it from the environment). `extractive`
     summarizes a table whose LLM summary is refused (it holds the key or a credential) and, when
     `fallback_on_failure` is set, a table the endpoint failed to summarize; otherwise a failure raises
-    a `SummaryError` naming the table.
+    an `EndpointError` naming the table.
     """
 
     base_url: str
@@ -109,7 +110,7 @@ class LlmSummarizer:
         try:
             text, requests = self._ask(table)
         except _EndpointFailure as failure:
-            error = SummaryError.about(
+            error = EndpointError.about(
                 table,
                 f"LLM endpoint {url_without_credentials(self.endpoint)} (model {self.model}) failed after "
                 f"{failure.attempts} attempt(s): {self._scrubbed(str(failure))}",

@@ -8,7 +8,7 @@ even though the table's own chunk is rows of cells. `summaries.summarize_tables`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, Self
 
 from pocket_assets.core.records import TableCells
 
@@ -60,5 +60,10 @@ class SummaryError(Exception):
         super().__init__(f"{source}, page {page}, table {table_index}: {reason}")
 
     @classmethod
-    def about(cls, table: TableContext, reason: str) -> SummaryError:
+    def about(cls, table: TableContext, reason: str) -> Self:
         return cls(table.source, table.page, table.table_index, reason)
+
+
+class EndpointError(SummaryError):
+    """A table the LLM endpoint did not summarize (an HTTP error, no answer, a reply without a summary): the
+    endpoint's to fix (its URL, model or key), neither the PDF's nor a bug."""

@@ -4,8 +4,8 @@
 store, calls the core library (`builders`), writes the output and its manifest (`manifests`), and says
 how each stage went in a `PdfOutcome`. Any error while building a PDF is that PDF's failure: its
 manifest says why, its last good files stay, the stages after it are skipped, and the other PDFs go on.
-An error the core library expects (`PdfError`: unreadable file, broken page, table that cannot be
-summarized) is one sentence; anything else is a crash and carries its traceback.
+An error that is no bug (`PdfError`: unreadable file, broken page; an LLM endpoint's failure; a full or
+read-only disk) is one sentence saying whose it is; anything else is a crash and carries its traceback.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from pocket_assets.core.errors import PdfError
+from pocket_assets.core.errors import PdfError, system_fix
+from pocket_assets.core.tables.summarizer import EndpointError
 from pocket_assets.stages.output_folder import inside
 from pocket_assets.stages.pdf_build.builders import BUILDERS
 from pocket_assets.stages.pdf_build.gates import check_before_suite
@@ -53,9 +54,10 @@ def build_pdf(plan: BuildPlan, key: str) -> PdfOutcome:
             results += [store_output(plan, stage, key, outputs[stage]) for stage in step]
         except Exception as error:
             status = STATUS_SKIPPED if isinstance(error, UpstreamNotReady) else STATUS_FAILED
-            if not isinstance(error, (PdfError, UpstreamNotReady)):
+            reason = _expected_sentence(error)
+            if reason is None:
                 crash = traceback.format_exc()
-            reason = _sentence(error)
+                reason = f"crashed while building it ({type(error).__name__}: {error}); this is a bug, please report it"
             results += [record_attempt(plan, stage, key, status, reason) for stage in step]
             blocked = f"not built: {step[-1]} failed for this PDF"
     return PdfOutcome(key, tuple(results), round(time.perf_counter() - started, 3), crash, awaiting_suite)
@@ -86,10 +88,16 @@ def _steps(stages: Sequence[Stage]) -> list[tuple[Stage, ...]]:
     return [step for step in STEPS if any(stage in stages for stage in step)]
 
 
-def _sentence(error: Exception) -> str:
+def _expected_sentence(error: Exception) -> str | None:
+    """Why a stage failed when it is no bug, in one sentence: the PDF's (`PdfError`), a stage before it not ready,
+    the LLM endpoint's (its answer, and what to check), or the disk's (full, read-only, permissions: what to do);
+    None for a crash."""
     if isinstance(error, (PdfError, UpstreamNotReady)):
         return str(error)
-    return f"crashed while building it ({type(error).__name__}: {error}); this is a bug, please report it"
+    if isinstance(error, EndpointError):
+        return f"{error}; the endpoint's answer, not a bug: check its URL, the model and the API key, or set the summarizer's fallback_to_extractive"
+    fix = system_fix(error)
+    return None if fix is None else f"could not build it: {fix}"
 
 
 def page_counts(store: PartitionStore, keys: Sequence[str]) -> dict[str, int]:
