@@ -10,8 +10,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
+import types
+import typing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence
 
 from pocket_assets.core import ids
 
@@ -26,6 +28,12 @@ SDK_CHUNK_TYPES: tuple[str, ...] = ("child", "table_summary")  # what the phone 
 TABLE_TYPES: tuple[str, ...] = ("schedule", "scoring", "other")
 CONTENT_TYPES: tuple[str, ...] = ("text", "table", "equation", "mixed")
 
+# An integer field is a 32-bit column of the stage files (`core/schemas.py`) unless its annotation names another
+# Arrow width: offsets into a whole document's text and a file's size may pass 2**31 (line numbers go with the
+# offsets), a heading level fits in 8 bits.
+Int64 = Annotated[int, "int64"]
+Int8 = Annotated[int, "int8"]
+
 # Pages are joined with a blank line into the document's canonical text, so a
 # page break is always also a paragraph break and never glues two words.
 PAGE_SEPARATOR = "\n\n"
@@ -39,7 +47,7 @@ class PdfIdentity:
     corpus: str  # "fr" or "intl", from the first folder of the key
     source: str  # the file name, e.g. "faq.pdf"
     sha256: str
-    size_bytes: int
+    size_bytes: Int64
     page_count: int
     metadata: dict[str, str] = field(default_factory=dict)  # PDF info dict (title, author, ...)
 
@@ -60,7 +68,7 @@ class Block:
     kind: str  # one of BLOCK_KINDS
     char_start: int
     char_end: int
-    level: int = 0  # heading level 1..6 (1..4 unless the document labels its parts); 0 for other kinds
+    level: Int8 = 0  # heading level 1..6 (1..4 unless the document labels its parts); 0 for other kinds
     table: TableCells | None = None
 
 
@@ -72,9 +80,9 @@ class PageRecord:
     text: str
     blocks: tuple[Block, ...]
     warnings: tuple[str, ...]
-    char_start: int  # span of `text` in the document canonical text
-    char_end: int
-    line_start: int  # 1-based line number of the page's first line in the document text
+    char_start: Int64  # span of `text` in the document canonical text
+    char_end: Int64
+    line_start: Int64  # 1-based line number of the page's first line in the document text
 
 
 @dataclass(frozen=True)
@@ -103,10 +111,10 @@ class ChunkRecord:
     article_num: str | None
     parent_id: str | None
     table_type: str | None
-    char_start: int
-    char_end: int
-    line_from: int
-    line_to: int
+    char_start: Int64
+    char_end: Int64
+    line_from: Int64
+    line_to: Int64
     chunk_uid: str
     document_id: str
     canonical_id: str
@@ -210,25 +218,25 @@ def to_dict(record: Any) -> dict[str, Any]:
     return values
 
 
-# Annotations of fields that hold the value itself; a field annotated otherwise goes through `_plain`.
-_SCALAR_ANNOTATIONS = frozenset({"str", "int", "float", "bool", "None"})
+# The types of values that are their own plain form; a field of any other type goes through `_plain`.
 _LEAF_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
 @functools.lru_cache(maxsize=None)
 def _record_layout(record_type: type) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], tuple[str, ...]]:
     """A dataclass type's field names, one reader of all their values, and the fields that need `_plain`."""
-    fields = dataclasses.fields(record_type)
-    names = tuple(field.name for field in fields)
+    names = tuple(field.name for field in dataclasses.fields(record_type))
     read = operator.attrgetter(*names) if len(names) > 1 else lambda record: tuple(getattr(record, name) for name in names)
-    nested = tuple(field.name for field in fields if not _is_scalar(field.type))
+    hints = typing.get_type_hints(record_type)  # resolved, `Int64` read as `int`
+    nested = tuple(name for name in names if not _is_scalar(hints[name]))
     return names, read, nested
 
 
-def _is_scalar(annotation: Any) -> bool:
-    """`str`, `int | None`, ...: written as text (`from __future__ import annotations`) or as the type."""
-    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
-    return all(part.strip() in _SCALAR_ANNOTATIONS for part in text.split("|"))
+def _is_scalar(hint: Any) -> bool:
+    """`str`, `int | None`, ...: a leaf type, or a union of leaf types."""
+    if typing.get_origin(hint) in (types.UnionType, typing.Union):
+        return all(arg in _LEAF_TYPES for arg in typing.get_args(hint))
+    return hint in _LEAF_TYPES
 
 
 def _plain(value: Any) -> Any:
