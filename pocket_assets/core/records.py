@@ -1,8 +1,9 @@
 """Typed records that flow between the stages.
 
 Every stage reads and writes these frozen dataclasses; Parquet storage and the
-exports convert them with `to_dict` / `from_dict`, so one definition serves the
-library, the assets, the files on disk and the tests.
+exports convert them with `to_dict` / `from_dict`, and the stage files' Arrow
+schemas are read off their fields (`core/schemas.py`), so one definition serves
+the library, the assets, the files on disk and the tests.
 """
 
 from __future__ import annotations
