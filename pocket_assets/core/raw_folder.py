@@ -1,7 +1,7 @@
 """Where the raw folder is, which files in it are PDFs, their keys, corpora and citable names, without PyMuPDF.
 
-Deciding what a build has to do (the folder's PDFs, which changed) must not pay for PyMuPDF's import
-(~1.5 s): a build with nothing to do imports none of it. `core.pdf` opens and judges the files.
+Deciding what a build has to do (the folder's PDFs, which changed) must not pay for PyMuPDF's import, one
+of the largest: a build with nothing to do imports none of it. `core.pdf` opens and judges the files.
 """
 
 from __future__ import annotations

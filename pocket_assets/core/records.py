@@ -142,7 +142,7 @@ class ChunkRecord:
 class ChunkPlace:
     """Where a stored chunk is and what it is filed under: the fields a table summary reads of the
     parents and children of its document (`summaries.summarize_tables`). Read as these columns alone,
-    not as whole records: a 2,400-page manual's chunk texts are ~50 MiB of Python strings in a worker."""
+    not as whole records: a long manual's chunk texts would be the largest thing its worker holds."""
 
     id: str
     char_start: int
@@ -209,7 +209,7 @@ def to_dict(record: Any) -> dict[str, Any]:
 
     Not `asdict` itself: it deep-copies every leaf; the leaves here are immutable (str, int,
     float, bool, None). Called for every record a stage writes, the gate checks and the export
-    writes (millions of fields on a large corpus, issue 18), so each record type's fields are read
+    writes (millions of fields on a large corpus), so each record type's fields are read
     in one `attrgetter` call and only those whose annotation is not a scalar are converted further.
     """
     names, read, nested = _record_layout(type(record))
@@ -259,7 +259,8 @@ def pdf_identity_from_dict(row: dict[str, Any]) -> PdfIdentity:
 def chunk_from_dict(row: dict[str, Any]) -> ChunkRecord:
     """The record a stored row (`to_dict`'s dict, read back from Parquet) stands for.
 
-    Each chunk is read back ~4 times in a build (issue 18): see `_chunk_of`.
+    Each chunk is read back several times in a build (by the stages and gates after the one that wrote it):
+    see `_chunk_of`.
     """
     values = dict(row)
     values["pages"] = tuple(int(page) for page in values["pages"])
@@ -270,9 +271,9 @@ def chunk_from_dict(row: dict[str, Any]) -> ChunkRecord:
 
 def _chunk_of(values: dict[str, Any]) -> ChunkRecord:
     """The record of these field values. Values for every field, and only those, are filled in directly:
-    the frozen dataclass's `__init__` sets its 35 fields one `object.__setattr__` at a time (80 % of
-    reading a row back; ~3 % of the chunker). Any others go through `__init__`, for its defaults and its
-    error on an unknown field."""
+    the frozen dataclass's `__init__` sets its fields one `object.__setattr__` at a time, most of the cost of
+    reading a row back. Any others go through `__init__`, for its defaults and its error on an unknown
+    field."""
     if values.keys() != _CHUNK_FIELDS:
         return ChunkRecord(**values)
     chunk = object.__new__(ChunkRecord)
