@@ -348,7 +348,7 @@ def test_overlap_never_creeps_toward_an_atomic_block_too_big_to_share_a_window(c
     assert any(record.text == code for record in result.children)
 
 
-# --- text below the minimum (issue 14) -----------------------------------------------------------
+# --- text below the minimum ----------------------------------------------------------------------
 
 PAGE_MODE = dataclasses.replace(SMALL, page_mode="pdf-page-v1")
 BODY = " ".join([SENTENCE] * 2)

@@ -1,4 +1,4 @@
-"""State is checked before it is trusted (issue 32): a stage file missing or truncated, a manifest that does not
+"""State is checked before it is trusted: a stage file missing or truncated, a manifest that does not
 parse, a partition key that leaves the raw folder, a killed build's temp files, a setting that changed."""
 
 from __future__ import annotations
