@@ -16,7 +16,7 @@ from typing import Iterator, Sequence
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.records import CORPORA
 
-# The folders' environment variables: the code location `dagster dev` loads reads them (`defs/resources.py`).
+# The folders' environment variables: the code location `dagster dev` loads reads them (`defs/resources/paths.py`).
 RAW_DIR_ENV = "POCKET_ASSETS_RAW_DIR"
 OUTPUT_DIR_ENV = "POCKET_ASSETS_OUTPUT_DIR"
 
