@@ -196,7 +196,7 @@ def trace_export(raw_dir: Path, output: Path, derived: bool) -> list[Move]:
             )
         finally:
             sys.setprofile(None)
-            threading.setprofile(None)  # type: ignore[arg-type]
+            threading.setprofile(None)
     if not result.success:
         raise SystemExit("android_export failed: the walk is of a successful export")
     return walk.moves
