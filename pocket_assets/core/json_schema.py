@@ -2,7 +2,7 @@
 
 Every chunk is checked against these schemas three times in a build (the gate, the corpus JSON, the
 HEPilot file): jsonschema-rs (Rust) does it for a small part of what the `jsonschema` package costs,
-which on a large corpus was a large share of the gates' and the export's CPU.
+which on a large corpus would be a large share of the gates' and the export's CPU.
 
 Compiling a validator checks the schema against its draft's metaschema (and compiles its regular
 expressions), so a broken schema file fails when it is loaded, naming the file, not on the first chunk.
