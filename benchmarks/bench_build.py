@@ -103,7 +103,7 @@ def _tree_pids(pid: int) -> list[int]:
 def _tree_pss(pid: int) -> int:
     """Proportional set size of a process and its descendants (bytes); 0 once it is gone.
 
-    Each read makes the kernel walk the process's page tables (~8 ms of CPU for a 500 MB process), so the
+    Each read makes the kernel walk the process's page tables (CPU that grows with the process's size), so the
     sampler is kept light: it reads `smaps_rollup` directly, every `SAMPLE_SECONDS`."""
     return sum(process_pss(member) for member in _tree_pids(pid))
 
@@ -180,7 +180,7 @@ def build_command(work: Path, raw: Path, name: str, pin_one_core: bool = False, 
 
 def floor_seconds(raw: Path) -> dict[str, float]:
     """CPU seconds of plain text for every page plus one batch tokenizer pass, loads excluded (run in a child):
-    the median of `FLOOR_RUNS` runs, as the host's speed drifts (one run measured 2.27 then 2.75 ms/page)."""
+    the median of `FLOOR_RUNS` runs, as the host's speed drifts from one run to the next."""
     code = f"""
 import json, time, pymupdf
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Robustness benchmark (issue 14): build whole folders of PDFs with the real build command, report per PDF.
+"""Robustness benchmark: build whole folders of PDFs with the real build command, report per PDF.
 
     python benchmarks/bench_corpus.py                      # ../shared/corpus, corpus-regs, corpus-wild
     python benchmarks/bench_corpus.py --with-refman        # + ../shared/corpus-scale/refman.pdf

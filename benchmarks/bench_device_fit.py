@@ -1,4 +1,4 @@
-"""Does every SDK line fit the phone? Every device preset over whole folders of PDFs (issue 34).
+"""Does every SDK line fit the phone? Every device preset over whole folders of PDFs.
 
 Each PDF is read once (inspect_pdf, extract_pages); then, for each preset, chunked and its tables
 summarized with that preset's policy (chunk_document, summarize_tables: what the assets run), and

@@ -1,4 +1,4 @@
-"""Quality and speed of `extract_pages` on the development corpus (issue 3).
+"""Quality and speed of `extract_pages` on the development corpus (`../shared/corpus` by default).
 
 Per document: heading recall / precision / level agreement against the PDF's
 own outline (`doc.get_toc()`), tables found (and what the drawing pre-filter
@@ -9,9 +9,10 @@ that the outline lists at least once, since authors bookmark kinds as a whole.
 Then every table a reader sees in the table documents (TABLE_INVENTORY, taken by
 eye from the rendered pages) with the block it became, and every table block
 found elsewhere (to judge as false positives). `--extras` lists the headings
-that are no outline entry; `--scale` extracts refman.pdf and reports peak RSS instead.
+that are no outline entry; `--scale` extracts refman.pdf (`../shared/corpus-scale/` by default) and reports
+peak RSS instead.
 
-Run: .venv/bin/python benchmarks/bench_extraction.py [--extras] [--scale]
+Run: .venv/bin/python benchmarks/bench_extraction.py [--extras] [--scale] [--corpus DIR] [--scale-pdf PDF]
 """
 
 from __future__ import annotations
@@ -34,8 +35,7 @@ from pocket_assets.core.extract.reading_order import text_dict
 from pocket_assets.core.extract.scan import scan_page
 from pocket_assets.core.extract.tables import aligned_candidates, may_hold_table
 
-CORPUS = Path("/work/shared/corpus")
-SCALE_PDF = Path("/work/shared/corpus-scale/refman.pdf")
+SHARED = Path(__file__).resolve().parents[2] / "shared"  # the corpora beside the repository
 TABLE_DOCUMENTS = ("f-array.pdf", "R-data.pdf")
 # (document, page, what the reader sees, rows x columns, expected block kind, a word only that table holds).
 # Printed R output inside a code listing (right under or above a command) is expected as code: the
@@ -170,7 +170,7 @@ def timings(document: pymupdf.Document) -> tuple[list[float], list[float]]:
     """Per page (plain get_text ms, scan ms) on pages where no table was found.
 
     CPU time of this process, not wall time: on a shared, loaded machine wall time
-    mostly measures the wait for a core (the same page varied 1.6-11 ms). Each page
+    mostly measures the wait for a core (the same page's wall time varies several-fold). Each page
     is timed REPEATS times, plain and scan interleaved, and the fastest run of each
     is kept, so the first (cold, font-loading) call counts against neither.
     """
@@ -238,14 +238,14 @@ def report_tables(rendered_by_document: dict[str, list]) -> None:
                     print(f"  {document} p{page.content.page}: {table_shape(block.table)} {block.table.header}")
 
 
-def run_corpus(show_extras: bool) -> None:
+def run_corpus(corpus: Path, show_extras: bool) -> None:
     print(
         f"{'document':16} {'pages':>5} {'toc':>4} {'recall':>6} {'prec':>5} {'scope':>5} {'level':>5} "
         f"{'tables':>6} {'eqs':>4} {'words':>6} {'ms/pg':>6} {'plain':>6} {'ratio':>5}"
     )
     all_plain, all_scan, all_total = [], [], []
     rendered_by_document: dict[str, list] = {}
-    for path in sorted(CORPUS.glob("*/*.pdf")):
+    for path in sorted(corpus.glob("*/*.pdf")):
         start = time.perf_counter()
         rendered = list(iter_rendered_pages(path, ExtractionOptions()))
         rendered_by_document[path.name] = rendered
@@ -288,17 +288,17 @@ def run_corpus(show_extras: bool) -> None:
     report_tables(rendered_by_document)
 
 
-def run_scale() -> None:
+def run_scale(scale_pdf: Path) -> None:
     start = time.perf_counter()
     pages = 0
     characters = 0
-    for rendered in iter_rendered_pages(SCALE_PDF, ExtractionOptions()):
+    for rendered in iter_rendered_pages(scale_pdf, ExtractionOptions()):
         pages += 1
         characters += len(rendered.content.text)
     elapsed = time.perf_counter() - start
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"{SCALE_PDF.name}: {pages} pages, {characters} characters, {elapsed:.1f} s "
+        f"{scale_pdf.name}: {pages} pages, {characters} characters, {elapsed:.1f} s "
         f"({elapsed * 1000 / pages:.1f} ms/page), peak RSS {peak_mib:.0f} MiB"
     )
 
@@ -307,8 +307,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", action="store_true", help="extract refman.pdf and report peak RSS")
     parser.add_argument("--extras", action="store_true", help="list the headings that are no outline entry")
+    parser.add_argument("--corpus", type=Path, default=SHARED / "corpus", help="a folder of corpus folders of PDFs")
+    parser.add_argument("--scale-pdf", type=Path, default=SHARED / "corpus-scale" / "refman.pdf", help="the PDF --scale reads")
     arguments = parser.parse_args()
-    run_scale() if arguments.scale else run_corpus(arguments.extras)
+    run_scale(arguments.scale_pdf) if arguments.scale else run_corpus(arguments.corpus, arguments.extras)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""What a build costs when little or nothing changed (issue 31): full, no-op and one-changed-PDF builds.
+"""What a build costs when little or nothing changed: full, no-op and one-changed-PDF builds.
 
 For each corpus size, copies of `../shared/corpus` + `../shared/corpus-regs` (17 PDFs, 504 pages a copy)
 under distinct names (`name_c00.pdf`, `name_c01.pdf`, ...), built by the real command
@@ -35,6 +35,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,7 +146,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", choices=sorted(COPIES), default=["1k", "5k", "20k"])
     parser.add_argument("--command", default=str(REPO_ROOT / ".venv" / "bin" / "pocket-assets"), help="the build command")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/bench-incremental"), help="corpora and outputs (deleted after)")
+    parser.add_argument(
+        "--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-incremental", help="corpora and outputs (deleted after)"
+    )
     parser.add_argument("--verify", action="store_true", help="compare the one-changed build's exports with a full build's")
     parser.add_argument("--keep", action="store_true", help="keep the corpora and outputs")
     parser.add_argument(

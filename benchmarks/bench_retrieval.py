@@ -1,6 +1,6 @@
 """Retrieval as the phone retrieves: each device preset's lines, read through the embedder's window, on both gold sets.
 
-For each gold set and each build (`main`: the lines main exported before issue 34, children 450/68,
+For each gold set and each build (`line-only`: a baseline counting the line alone, children 450/68,
 header <=60, 512 tokens without the embedder's prompt or special tokens; `embeddinggemma-N`: the
 lines built for that device preset, with its sizes or those given), the corpus is built the way the
 assets build it, through the core library: inspect_pdf, extract_pages (once per PDF, shared by the
@@ -19,7 +19,7 @@ tokens included).
 Gold sets: data/gold/sample_gold.jsonl over the sample corpus data/raw, and
 data/gold/regs_gold.jsonl over ../shared/corpus-regs (its fr/ copied into a temp raw folder).
 
-    .venv/bin/python benchmarks/bench_retrieval.py --dense              # every preset and main, 3 windows
+    .venv/bin/python benchmarks/bench_retrieval.py --dense              # every preset and line-only, 3 windows
     .venv/bin/python benchmarks/bench_retrieval.py --builds embeddinggemma-256 --windows 256 \\
         --child-tokens 120 160 200 --child-overlap 0 24 --context-max-tokens 30 45 60   # a sweep, BM25
 """
@@ -62,14 +62,14 @@ from pocket_assets.export.writer import write_corpus_exports  # noqa: E402
 
 EXPECTATIONS = REPO_ROOT / "expectations"
 GENERATED = "2026-01-01T00:00:00Z"
-MAIN = "main"
+LINE_ONLY = "line-only"
 WHOLE = "whole"
 # The phone that reads the lines: EmbeddingGemma's prompt and special tokens, top-k 3; the window varies.
 PHONE = PRESETS[DEFAULT_PRESET]
 METRICS = metric_names(PHONE)
-# What main built before issue 34: a 512-token cap on the line alone, no prompt, no special tokens.
-MAIN_DEVICE = DeviceProfile(embed_max_tokens=512, document_prompt="", special_tokens=0)
-MAIN_SIZES = {"child_tokens": 450, "child_overlap": 68, "context_max_tokens": 60}
+# A baseline blind to what the phone's embedder adds: a 512-token cap on the line alone, no prompt, no special tokens.
+LINE_ONLY_DEVICE = DeviceProfile(embed_max_tokens=512, document_prompt="", special_tokens=0)
+LINE_ONLY_SIZES = {"child_tokens": 450, "child_overlap": 68, "context_max_tokens": 60}
 
 
 @dataclass(frozen=True)
@@ -96,13 +96,13 @@ def builds_for(
     header: list[int | None],
     settings: list[str],
 ) -> list[Build]:
-    """`main` once; every preset with each combination of the sizes given (None: the preset's own)."""
+    """`line-only` once; every preset with each combination of the sizes given (None: the preset's own)."""
     builds = []
     for name in names:
         for setting in settings:
-            if name == MAIN:
-                policy = ChunkPolicy(device=MAIN_DEVICE, context_header=setting, **MAIN_SIZES)
-                builds.append(Build(f"{MAIN} 450/68/60 ({setting})", policy))
+            if name == LINE_ONLY:
+                policy = ChunkPolicy(device=LINE_ONLY_DEVICE, context_header=setting, **LINE_ONLY_SIZES)
+                builds.append(Build(f"{LINE_ONLY} 450/68/60 ({setting})", policy))
                 continue
             for child_tokens, child_overlap, context_max_tokens in itertools.product(child, overlap, header):
                 policy = ChunkPolicy.for_device(
@@ -256,7 +256,7 @@ def main() -> None:
     parser.add_argument("--sample-gold", type=Path, default=REPO_ROOT / "data" / "gold" / "sample_gold.jsonl")
     parser.add_argument("--corpus", type=Path, default=REPO_ROOT.parent / "shared" / "corpus-regs")
     parser.add_argument("--regs-gold", type=Path, default=REPO_ROOT / "data" / "gold" / "regs_gold.jsonl")
-    parser.add_argument("--builds", nargs="+", choices=[MAIN, *PRESETS], default=[MAIN, *PRESETS])
+    parser.add_argument("--builds", nargs="+", choices=[LINE_ONLY, *PRESETS], default=[LINE_ONLY, *PRESETS])
     parser.add_argument("--windows", nargs="+", default=["256", "512", WHOLE], help="embedder windows, or 'whole'")
     parser.add_argument("--child-tokens", type=int, nargs="+", default=[None], help="child targets (default: preset's)")
     parser.add_argument(

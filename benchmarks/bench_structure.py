@@ -1,8 +1,8 @@
-"""Structure of documents (issues 15, 33, 40): headings, article numbers, running headers/footers, tables, outlines.
+"""Structure of documents: headings, article numbers, running headers/footers, tables, outlines.
 
 The truth is split once into a tuning half and a checking half (`structure_split.json`: per corpus-regs
 house style and per kind of PDF with an outline); rules are tuned on the first, and the second is the
-measure. Both halves are reported, then each half's figures against issue 40's targets.
+measure. Both halves are reported, then each half's figures against the targets (`TARGET_*`).
 
 Four measures, taken with the core library alone (`extract_pages`, then `chunk_document` with the
 vendored tokenizer and `ChunkPolicy()`):
@@ -43,7 +43,7 @@ from pathlib import Path
 import pymupdf
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
-from bench_extraction import normalized_title, section_number  # noqa: E402  (same title matching as issue 3)
+from bench_extraction import normalized_title, section_number  # noqa: E402  (bench_extraction's title matching)
 
 from pocket_assets.core.chunking.chunker import chunk_document  # noqa: E402
 from pocket_assets.core.extract import extract_pages  # noqa: E402
@@ -57,7 +57,7 @@ SHARED = REPO.parent / "shared"
 LABELS = Path(__file__).resolve().parent / "table_labels_wild.json"
 SPLIT = Path(__file__).resolve().parent / "structure_split.json"
 HALVES = ("tuning", "checking")
-# Issue 40's targets, on both halves.
+# The targets a structure change must keep, on both halves.
 TARGET_HEADING_RECALL = 0.95
 TARGET_HEADING_PRECISION = 0.95
 TARGET_ARTICLE_RECALL = 0.95
@@ -299,7 +299,7 @@ def ratio(part: int, whole: int) -> str:
 
 @dataclass
 class HalfFigures:
-    """What issue 40 measures on one half of the split."""
+    """What is measured on one half of the split."""
 
     truth_headings: int = 0
     found: int = 0
@@ -482,9 +482,9 @@ def verdict(value: float | None, target: float) -> str:
 
 
 def print_targets(half: str, figures: HalfFigures) -> None:
-    """The half's figures against issue 40's targets (which bind both halves)."""
+    """The half's figures against the targets (which bind both halves)."""
     outlines = [value for value in figures.outline_recalls.values() if value is not None]
-    print(f"\n### {half}: issue 40's targets\n")
+    print(f"\n### {half}: the targets\n")
     print(f"- heading recall: {verdict(figures.found / figures.truth_headings if figures.truth_headings else None, TARGET_HEADING_RECALL)}")
     print(f"- heading precision: {verdict(figures.correct / figures.emitted if figures.emitted else None, TARGET_HEADING_PRECISION)}")
     print(f"- article_num recall: {verdict(figures.articles_found / figures.articles if figures.articles else None, TARGET_ARTICLE_RECALL)}")

@@ -6,10 +6,10 @@ every 0.1 s (psutil), cut by the run's steps (Dagster's step stats).
 RAW is a raw folder (`fr/`, `intl/`); the build goes to WORK/LABEL (fresh DAGSTER_HOME and output);
 NAME=VALUE are extra environment variables (`POCKET_ASSETS_WORKERS=1`). Run it from the checkout to
 measure. Per step it prints wall, CPU, the cores used on average, the peak PSS of the tree, and each
-process's CPU: `main` (the run), each `worker` (forked by the step), `fork2` (processes the workers
-fork: a long PDF's page ranges), `ge` (Great Expectations). The workers' split is the part that does
-not depend on the machine's load: two workers with 12 and 4 s of CPU leave a core idle ~8 s of the
-step, whatever the wall clock says on a shared machine. The samples go to WORK/LABEL.timeline.json.
+process's CPU: `main` (the run), each `worker` (forked by the step), `fork2` (any process a worker
+starts). The workers' split is the part that does
+not depend on the machine's load: two workers of unequal CPU leave a core idle for the difference,
+whatever the wall clock says on a shared machine. The samples go to WORK/LABEL.timeline.json.
 """
 
 from __future__ import annotations
@@ -34,11 +34,9 @@ def _kind(process: psutil.Process, root: int) -> str:
     if process.pid == root:
         return "main"
     try:
-        command, parent = " ".join(process.cmdline()), process.ppid()
+        parent = process.ppid()
     except psutil.Error:
         return "?"
-    if "expectations_process" in command:
-        return "ge"
     return "worker" if parent == root else "fork2"
 
 

@@ -5,11 +5,10 @@
 runs the build command on RAW_DIR (fresh `DAGSTER_HOME` and output folder under WORK/LABEL),
 samples every process of its tree every 0.1 s (proportional set size, so pages shared after
 a fork count once in the sum), names each by role (`main`: the CLI and step process; `w`: a
-pool worker it forked; `r`: a range process a worker forked; `GE`: the Great Expectations
-process), and once a second what each large process's pages are (`/proc/PID/smaps`: the
+pool worker it forked; `r`: any process a worker starts), and once a second what each large process's pages are (`/proc/PID/smaps`: the
 glibc heap, anonymous mappings, libraries). Then, per Dagster step (its start and end from the
 run's step stats), the tree's peak, who made it up, and each process's own peak. The samples
-are kept in WORK/LABEL.timeline.json. Issue 18 (peak memory of the build's process tree).
+are kept in WORK/LABEL.timeline.json.
 """
 
 from __future__ import annotations
@@ -35,8 +34,6 @@ _LIBRARY_FAMILIES = ("arrow", "parquet", "tokenizers", "mupdf", "numpy", "pandas
 def role(process: psutil.Process, root: psutil.Process) -> str:
     if process.pid == root.pid:
         return "main"
-    if any("expectations_process" in part for part in process.cmdline()):
-        return "GE"
     return "w" if process.ppid() == root.pid else "r"
 
 

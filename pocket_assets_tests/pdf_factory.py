@@ -218,7 +218,7 @@ COMMA_NAME = "fr/Règlement intérieur, version 2024.pdf"  # a comma, as French 
 
 
 def odd_corpus(raw_dir: Path) -> dict[str, str]:
-    """Every kind of file name and content issue 14 lists, beside good PDFs; returns {case: path under raw}.
+    """Every kind of odd file name and content a build must take (or refuse, named), beside good PDFs; returns {case: path under raw}.
 
     Built (or, for the bytes name, created) by the tests, never read from ../shared.
     """

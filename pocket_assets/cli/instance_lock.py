@@ -1,9 +1,9 @@
 """Open the Dagster instance of `DAGSTER_HOME` one process at a time.
 
 A fresh local (SQLite) instance creates its schema when first opened: two `pocket-assets build`
-started together on a new `DAGSTER_HOME` raced on it and one died with `sqlite3.IntegrityError:
-UNIQUE constraint failed: alembic_version.version_num` (measured; see docs/operations.md). Once
-open, concurrent runs are fine, so the lock is held only while opening.
+started together on a new `DAGSTER_HOME` race on it, and one dies with `sqlite3.IntegrityError:
+UNIQUE constraint failed: alembic_version.version_num` (docs/operations.md). Once open, concurrent
+runs are fine, so the lock is held only while opening.
 
 The build's runs leave their stdout and stderr uncaptured (`capture_logs=False`): they run in the
 command's own process, whose output goes to the terminal already, and Dagster's local capture

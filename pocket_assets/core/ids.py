@@ -16,8 +16,8 @@ POCKET_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://pocket-assets/chunks"
 _NAMESPACE_BYTES = POCKET_NAMESPACE.bytes
 
 # Markdown markers: a heading, item, quote or table mark at a line's start (`str.splitlines`' line breaks),
-# and emphasis, code and table characters anywhere. Removed from the whole text in one pass: a line at a
-# time, the anchor cost ~25 % more (one `sub` call per line).
+# and emphasis, code and table characters anywhere. Removed from the whole text in one pass: a line at a time
+# would be one `sub` call per line.
 _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _SPACE_IN_LINE = f"[^\\S{_LINE_BREAKS}]"
 _MARKDOWN_NOISE = re.compile(
@@ -56,8 +56,8 @@ def chunk_uuid(document_id: str, chunk_id: str) -> str:
 
 
 def _uuid5(name: str) -> str:
-    """`str(uuid.uuid5(POCKET_NAMESPACE, name))`, without building a `UUID` (its checks cost ~60 % of a
-    call, once per chunk): the SHA-1 of namespace and name, version 5 and RFC 4122 variant bits set."""
+    """`str(uuid.uuid5(POCKET_NAMESPACE, name))`, without building a `UUID` (its checks cost more than the
+    hash, once per chunk): the SHA-1 of namespace and name, version 5 and RFC 4122 variant bits set."""
     digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + name.encode("utf-8")).digest()[:16])
     digest[6] = (digest[6] & 0x0F) | 0x50
     digest[8] = (digest[8] & 0x3F) | 0x80
@@ -79,7 +79,7 @@ def revision8(canonical_text: str) -> str:
     the text does.
 
     Hashed a part at a time, each part ending before a whitespace character so that no word is cut:
-    the words of a 2,400-page manual, split at once, are ~40 MiB of strings held for a moment.
+    the words of a long manual, split at once, would be a string object per word held at once.
     """
     digest = hashlib.sha1()
     separator = b""

@@ -1,8 +1,8 @@
 """The seed JSON Schemas compiled with jsonschema-rs, and their errors named as the gate and the export say them.
 
 Every chunk is checked against these schemas three times in a build (the gate, the corpus JSON, the
-HEPilot file): jsonschema-rs (Rust) does it in ~3 µs a record where the `jsonschema` package took
-~100 µs, a sixth of the gates' and the export's CPU on the scale corpus (issue 18).
+HEPilot file): jsonschema-rs (Rust) does it for a small part of what the `jsonschema` package costs,
+which on a large corpus would be a large share of the gates' and the export's CPU.
 
 Compiling a validator checks the schema against its draft's metaschema (and compiles its regular
 expressions), so a broken schema file fails when it is loaded, naming the file, not on the first chunk.

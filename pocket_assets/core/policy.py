@@ -72,8 +72,9 @@ class ChunkPolicy:
     """
 
     chunker_version: str = CHUNKER_VERSION
-    # Measured (benchmarks/bench_page_citation.py, dev corpus): page-bounded children cite the page
-    # holding all their text 100% of the time, spanning ones 60.5%. A wrong page is a wrong answer.
+    # Page-bounded children always cite the page holding all their text; a child spanning pages cites one of
+    # them, often not the one holding the answer (benchmarks/bench_page_citation.py). A wrong page is a wrong
+    # answer.
     page_mode: str = "pdf-page-v1"
     parent_tokens: int = 1024
     parent_overlap: int = 154

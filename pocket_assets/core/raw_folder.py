@@ -1,7 +1,7 @@
 """Where the raw folder is, which files in it are PDFs, their keys, corpora and citable names, without PyMuPDF.
 
-Deciding what a build has to do (the folder's PDFs, which changed) must not pay for PyMuPDF's import
-(~1.5 s): a build with nothing to do imports none of it. `core.pdf` opens and judges the files.
+Deciding what a build has to do (the folder's PDFs, which changed) must not pay for PyMuPDF's import, one
+of the largest: a build with nothing to do imports none of it. `core.pdf` opens and judges the files.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Iterator, Sequence
 from pocket_assets.core.errors import PdfError
 from pocket_assets.core.records import CORPORA
 
-# The folders' environment variables: the code location `dagster dev` loads reads them (`defs/resources.py`).
+# The folders' environment variables: the code location `dagster dev` loads reads them (`defs/resources/paths.py`).
 RAW_DIR_ENV = "POCKET_ASSETS_RAW_DIR"
 OUTPUT_DIR_ENV = "POCKET_ASSETS_OUTPUT_DIR"
 

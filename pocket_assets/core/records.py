@@ -1,8 +1,9 @@
 """Typed records that flow between the stages.
 
 Every stage reads and writes these frozen dataclasses; Parquet storage and the
-exports convert them with `to_dict` / `from_dict`, so one definition serves the
-library, the assets, the files on disk and the tests.
+exports convert them with `to_dict` / `from_dict`, and the stage files' Arrow
+schemas are read off their fields (`core/schemas.py`), so one definition serves
+the library, the assets, the files on disk and the tests.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
+import types
+import typing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence
 
 from pocket_assets.core import ids
 
@@ -26,6 +29,12 @@ SDK_CHUNK_TYPES: tuple[str, ...] = ("child", "table_summary")  # what the phone 
 TABLE_TYPES: tuple[str, ...] = ("schedule", "scoring", "other")
 CONTENT_TYPES: tuple[str, ...] = ("text", "table", "equation", "mixed")
 
+# An integer field is a 32-bit column of the stage files (`core/schemas.py`) unless its annotation names another
+# Arrow width: offsets into a whole document's text and a file's size may pass 2**31 (line numbers go with the
+# offsets), a heading level fits in 8 bits.
+Int64 = Annotated[int, "int64"]
+Int8 = Annotated[int, "int8"]
+
 # Pages are joined with a blank line into the document's canonical text, so a
 # page break is always also a paragraph break and never glues two words.
 PAGE_SEPARATOR = "\n\n"
@@ -39,7 +48,7 @@ class PdfIdentity:
     corpus: str  # "fr" or "intl", from the first folder of the key
     source: str  # the file name, e.g. "faq.pdf"
     sha256: str
-    size_bytes: int
+    size_bytes: Int64
     page_count: int
     metadata: dict[str, str] = field(default_factory=dict)  # PDF info dict (title, author, ...)
 
@@ -60,7 +69,7 @@ class Block:
     kind: str  # one of BLOCK_KINDS
     char_start: int
     char_end: int
-    level: int = 0  # heading level 1..6 (1..4 unless the document labels its parts); 0 for other kinds
+    level: Int8 = 0  # heading level 1..6 (1..4 unless the document labels its parts); 0 for other kinds
     table: TableCells | None = None
 
 
@@ -72,9 +81,9 @@ class PageRecord:
     text: str
     blocks: tuple[Block, ...]
     warnings: tuple[str, ...]
-    char_start: int  # span of `text` in the document canonical text
-    char_end: int
-    line_start: int  # 1-based line number of the page's first line in the document text
+    char_start: Int64  # span of `text` in the document canonical text
+    char_end: Int64
+    line_start: Int64  # 1-based line number of the page's first line in the document text
 
 
 @dataclass(frozen=True)
@@ -103,10 +112,10 @@ class ChunkRecord:
     article_num: str | None
     parent_id: str | None
     table_type: str | None
-    char_start: int
-    char_end: int
-    line_from: int
-    line_to: int
+    char_start: Int64
+    char_end: Int64
+    line_from: Int64
+    line_to: Int64
     chunk_uid: str
     document_id: str
     canonical_id: str
@@ -133,7 +142,7 @@ class ChunkRecord:
 class ChunkPlace:
     """Where a stored chunk is and what it is filed under: the fields a table summary reads of the
     parents and children of its document (`summaries.summarize_tables`). Read as these columns alone,
-    not as whole records: a 2,400-page manual's chunk texts are ~50 MiB of Python strings in a worker."""
+    not as whole records: a long manual's chunk texts would be the largest thing its worker holds."""
 
     id: str
     char_start: int
@@ -200,7 +209,7 @@ def to_dict(record: Any) -> dict[str, Any]:
 
     Not `asdict` itself: it deep-copies every leaf; the leaves here are immutable (str, int,
     float, bool, None). Called for every record a stage writes, the gate checks and the export
-    writes (millions of fields on a large corpus, issue 18), so each record type's fields are read
+    writes (millions of fields on a large corpus), so each record type's fields are read
     in one `attrgetter` call and only those whose annotation is not a scalar are converted further.
     """
     names, read, nested = _record_layout(type(record))
@@ -210,25 +219,25 @@ def to_dict(record: Any) -> dict[str, Any]:
     return values
 
 
-# Annotations of fields that hold the value itself; a field annotated otherwise goes through `_plain`.
-_SCALAR_ANNOTATIONS = frozenset({"str", "int", "float", "bool", "None"})
+# The types of values that are their own plain form; a field of any other type goes through `_plain`.
 _LEAF_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
 @functools.lru_cache(maxsize=None)
 def _record_layout(record_type: type) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], tuple[str, ...]]:
     """A dataclass type's field names, one reader of all their values, and the fields that need `_plain`."""
-    fields = dataclasses.fields(record_type)
-    names = tuple(field.name for field in fields)
+    names = tuple(field.name for field in dataclasses.fields(record_type))
     read = operator.attrgetter(*names) if len(names) > 1 else lambda record: tuple(getattr(record, name) for name in names)
-    nested = tuple(field.name for field in fields if not _is_scalar(field.type))
+    hints = typing.get_type_hints(record_type)  # resolved, `Int64` read as `int`
+    nested = tuple(name for name in names if not _is_scalar(hints[name]))
     return names, read, nested
 
 
-def _is_scalar(annotation: Any) -> bool:
-    """`str`, `int | None`, ...: written as text (`from __future__ import annotations`) or as the type."""
-    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
-    return all(part.strip() in _SCALAR_ANNOTATIONS for part in text.split("|"))
+def _is_scalar(hint: Any) -> bool:
+    """`str`, `int | None`, ...: a leaf type, or a union of leaf types."""
+    if typing.get_origin(hint) in (types.UnionType, typing.Union):
+        return all(arg in _LEAF_TYPES for arg in typing.get_args(hint))
+    return hint in _LEAF_TYPES
 
 
 def _plain(value: Any) -> Any:
@@ -250,7 +259,8 @@ def pdf_identity_from_dict(row: dict[str, Any]) -> PdfIdentity:
 def chunk_from_dict(row: dict[str, Any]) -> ChunkRecord:
     """The record a stored row (`to_dict`'s dict, read back from Parquet) stands for.
 
-    Each chunk is read back ~4 times in a build (issue 18): see `_chunk_of`.
+    Each chunk is read back several times in a build (by the stages and gates after the one that wrote it):
+    see `_chunk_of`.
     """
     values = dict(row)
     values["pages"] = tuple(int(page) for page in values["pages"])
@@ -261,9 +271,9 @@ def chunk_from_dict(row: dict[str, Any]) -> ChunkRecord:
 
 def _chunk_of(values: dict[str, Any]) -> ChunkRecord:
     """The record of these field values. Values for every field, and only those, are filled in directly:
-    the frozen dataclass's `__init__` sets its 35 fields one `object.__setattr__` at a time (80 % of
-    reading a row back; ~3 % of the chunker). Any others go through `__init__`, for its defaults and its
-    error on an unknown field."""
+    the frozen dataclass's `__init__` sets its fields one `object.__setattr__` at a time, most of the cost of
+    reading a row back. Any others go through `__init__`, for its defaults and its error on an unknown
+    field."""
     if values.keys() != _CHUNK_FIELDS:
         return ChunkRecord(**values)
     chunk = object.__new__(ChunkRecord)

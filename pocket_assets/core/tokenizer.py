@@ -39,7 +39,7 @@ class TokenCounter:
     name: str
     tokenizer: Tokenizer
     # Loaded from a file shipped with the package: facts about its vocabulary that cost a scan of every
-    # token (`slice_counts.splits_cleanly`, ~0.7 s in each process that chunks) are checked by the tests.
+    # token (`slice_counts.splits_cleanly`, in each process that chunks) are checked by the tests instead.
     vendored: bool = False
 
     def count(self, text: str) -> int:
@@ -55,7 +55,8 @@ class TokenCounter:
 
 @functools.lru_cache(maxsize=4)
 def load_tokenizer(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
-    """Load by name once per process (~1.1-1.5 s for Gemma 3; ~115 MiB stays resident).
+    """Load by name once per process: the parse is one of a process's largest fixed costs, and the tokenizer
+    stays resident.
 
     `spec` is `gemma3` (vendored, the default), a `tokenizer.json[.gz]` file, a
     folder holding one (a Hugging Face snapshot or a sentence-transformers model
@@ -70,8 +71,8 @@ def load_tokenizer(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
 
 
 def _from_json_bytes(raw: bytes, source: object) -> Tokenizer:
-    """Parsed from bytes, not from a Python str: the str copy and its decode raise the load's peak by
-    ~110 MiB (526 -> 414 MiB for Gemma 3); `Tokenizer.from_file` on the JSON costs the same. There is
+    """Parsed from bytes, not from a Python str: the str copy and its decode would raise the load's peak
+    memory by the size of the JSON again; `Tokenizer.from_file` on the JSON costs the same. There is
     no other serialized form (a pickled Tokenizer is that JSON again): the vendored file is the JSON
     in the form that parses fastest (`compact_tokenizer_json`), gzipped."""
     try:
@@ -83,8 +84,8 @@ def _from_json_bytes(raw: bytes, source: object) -> Tokenizer:
 def compact_tokenizer_json(raw: bytes) -> bytes:
     """The same tokenizer as the `tokenizer.json` `raw`, in the form `tokenizers` parses fastest: no
     whitespace, and BPE merges as `"left right"` strings (the format `tokenizers` wrote before 0.20 and
-    still reads) instead of `["left", "right"]` pairs. For Gemma 3 the parse takes ~20 % less CPU
-    (~0.3 s; most of it is building the 514,906 merges) and the gzipped file is 0.7 MB smaller.
+    still reads) instead of `["left", "right"]` pairs: less to parse (most of the parse is building the
+    merges) and a smaller gzipped file.
     Both forms give the same tokenizer (`Tokenizer.to_str()` is equal). A merge of a token that holds
     a space cannot be written as one string, so such a model keeps its pairs. The vendored file is
     this form of the original (see the NOTICE beside it)."""
@@ -100,7 +101,7 @@ def compact_tokenizer_json(raw: bytes) -> bytes:
 def tokenizer_identity(spec: str) -> str:
     """What chunks made with this tokenizer are versioned by: the vendored name, or the
     blake3 of the tokenizer file `spec` resolves to, so editing or swapping the file (not
-    moving it) changes the version. Hashing a ~30 MB file takes a few milliseconds."""
+    moving it) changes the version. The hash is remembered per path, size and modification time."""
     if spec in _VENDORED:
         return spec
     path = tokenizer_file(spec)

@@ -25,8 +25,8 @@ from pocket_assets.stages.registry import Stage
 pdf_partitions = DynamicPartitionsDefinition(name="pdfs")
 
 RANGE_SIZE_ENV = "POCKET_ASSETS_RANGE_SIZE"
-# PDFs per run: a run's fixed cost is ~5-8 s of CPU (imports, tokenizer, Great Expectations); 50 PDFs of
-# the sample's size are ~15-40 s of work, and the first users' 28 regulations fit one run.
+# PDFs per run: a run's fixed cost (imports, tokenizer, Great Expectations) is worth paying for several PDFs,
+# and a corpus of a few dozen regulations fits one run.
 DEFAULT_RANGE_SIZE = 50
 
 # Who to ask about these assets, shown in the UI.

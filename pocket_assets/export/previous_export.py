@@ -77,8 +77,8 @@ def _parsed(path: Path) -> tuple[dict[str, Any], PreviousChunks]:
 
 
 def _scan(path: Path) -> tuple[dict[str, Any], PreviousChunks]:
-    """The export's own layout, one block of records at a time (found with `bytes.find`: a regex over
-    150 MB costs seconds); NotLaidOut at the first surprise."""
+    """The export's own layout, one block of records at a time (found with `bytes.find`: a regex over a
+    large corpus's file is slow); NotLaidOut at the first surprise."""
     ids: list[str] = []
     hashes: list[str] = []
     groups: list[tuple[str, str]] = []
@@ -148,7 +148,7 @@ def write_export_index(
     spans: Sequence[tuple[int, int]],
 ) -> None:
     """The id, hash, group and place of every record of a corpus JSON just written (`size` bytes, `metadata`),
-    so that the next export reads them without scanning it (the scan costs ~1 s per 150 MB, every export)."""
+    so that the next export reads them without scanning it (a scan that grows with the corpus, every export)."""
     table = pa.table(
         {
             "id": ids,
@@ -191,7 +191,7 @@ def _fields(buffer: bytes, start: int, end: int) -> dict[str, Any]:
             return _row_fields(_loads(b"{" + buffer[start:end] + b"}"))
         line_end = buffer.find(b"\n", at + 1, end)
         value = buffer[at + len(key) : line_end if line_end >= 0 else end].rstrip(b",")
-        # A string without escapes is its bytes between the quotes: `json.loads` costs ~5x more, 300k times.
+        # A string without escapes is its bytes between the quotes: `json.loads` costs more, once per field.
         simple = value[:1] == b'"' and value[-1:] == b'"' and b"\\" not in value and len(value) > 1
         fields[name] = value[1:-1].decode("utf-8") if simple else _loads(value)
     return fields

@@ -94,8 +94,8 @@ def write_redirect_file(
 
 
 def _meaning_json(meaning: Meaning) -> str:
-    """`indented_json(to_dict(meaning), 4)`, laid out here: the generic writer's ~10 µs a meaning is ~1 s of a
-    20k-page corpus's export, every export."""
+    """`indented_json(to_dict(meaning), 4)`, laid out here: the generic writer, once per meaning, is a large
+    part of a large corpus's export, every export."""
     return (
         f'{{\n      "id": {encode_basestring(meaning.id)},\n      "hash": {encode_basestring(meaning.hash)},'
         f'\n      "to": {_string_or_null(meaning.to)},\n      "to_hash": {_string_or_null(meaning.to_hash)}\n    }}'

@@ -140,7 +140,7 @@ class PartitionStore:
     def write_manifests(self, manifests: Iterable[PartitionManifest]) -> None:
         """`write_manifest` for many PDFs at once (the export's one per PDF), written by a few threads:
         each file is still written, synced and renamed on its own (atomic alone), and a sync is a wait on
-        the disk (~2.5 ms here), not CPU, so several overlap instead of queueing on this process."""
+        the disk, not CPU, so several overlap instead of queueing on this process."""
         with ThreadPoolExecutor(max_workers=_MANIFEST_THREADS) as threads:
             for written in [threads.submit(self.write_manifest, manifest) for manifest in manifests]:
                 written.result()
@@ -251,8 +251,8 @@ def _alive(pid: int) -> bool:
 
 def _table(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
     """A stage file. `ParquetFile` reads the one file as `read_table` does, without the dataset
-    discovery `read_table` sets up for a path (~0.5 ms of CPU a file, and a build reads ~10 per PDF).
-    On this thread: Arrow's pool spends ~45 % more CPU on a stage file's few columns (the validation
-    branch's measure), and the build's other cores have work of their own."""
+    discovery `read_table` sets up for a path (paid per file, and a build reads several per PDF).
+    On this thread: Arrow's thread pool spends more CPU on a stage file's few columns than this thread
+    alone, and the build's other cores have work of their own."""
     with pq.ParquetFile(path) as parquet:
         return parquet.read(columns=list(columns) if columns is not None else None, use_threads=False)

@@ -1,4 +1,4 @@
-"""`pocket-assets build` on a folder of odd names and bad PDFs (issue 14): each is built or refused alone,
+"""`pocket-assets build` on a folder of odd names and bad PDFs: each is built or refused alone,
 named in one sentence; the export holds every readable PDF with text; the exit code says something failed."""
 
 from __future__ import annotations

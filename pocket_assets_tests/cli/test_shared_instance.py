@@ -1,4 +1,4 @@
-"""One Dagster instance, several folders (issue 31): a build adds its folder's PDFs and removes nobody's;
+"""One Dagster instance, several folders: a build adds its folder's PDFs and removes nobody's;
 old runs can be pruned without losing any PDF's state."""
 
 import re

@@ -8,7 +8,7 @@ from pocket_assets.core.chunking.embed_text import sdk_line
 from pocket_assets.core.quality.chunk_stats import PREVIEW_CHUNKS, preview_markdown, preview_selection, spread
 from pocket_assets.core.quality.gate_findings import findings_from_json, findings_to_json, gate_findings
 from pocket_assets.core.records import ChunkRecord
-from pocket_assets_tests.core.test_validation import by_id, gates, make_chunk, make_chunks, make_pages, run  # noqa: F401 (gates: fixture)
+from pocket_assets_tests.core.test_validation import by_id, make_chunk, make_chunks, make_pages, run
 
 
 def a_long_document(pages: int = 30) -> list[ChunkRecord]:

@@ -325,7 +325,7 @@ def test_a_bounded_piece_cache_gives_the_counts_and_chunks_of_an_unbounded_one(c
 
 
 def test_what_the_chunker_learns_of_a_tokenizer_does_not_keep_it_alive():
-    """A tokenizer dropped by its last user goes (~95 MiB for Gemma 3): nothing the chunker remembers about a tokenizer (its piece cache, whether it splits cleanly)
+    """A tokenizer dropped by its last user goes (a whole vocabulary): nothing the chunker remembers about a tokenizer (its piece cache, whether it splits cleanly)
     may hold it past the last user's reference."""
     tiny = TokenCounter("tiny", Tokenizer(models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]")))
     PieceTokens(tiny).learn(["a", "b a"])
@@ -348,7 +348,7 @@ def test_overlap_never_creeps_toward_an_atomic_block_too_big_to_share_a_window(c
     assert any(record.text == code for record in result.children)
 
 
-# --- text below the minimum (issue 14) -----------------------------------------------------------
+# --- text below the minimum ----------------------------------------------------------------------
 
 PAGE_MODE = dataclasses.replace(SMALL, page_mode="pdf-page-v1")
 BODY = " ".join([SENTENCE] * 2)

@@ -105,7 +105,7 @@ def test_the_title_falls_back_from_metadata_to_first_heading_to_file_name() -> N
 
 
 def test_a_title_less_file_name_with_a_pipe_gives_a_header_without_one() -> None:
-    """Issue 32: `a|b.pdf` put `|` in the context header, which the schema refuses: the PDF was left out."""
+    """`a|b.pdf` must not put `|` in the context header: the schema refuses it, and the PDF would be left out."""
     bare = build_pages([[("paragraph", "Un règlement sans aucun titre de section.", 0)]])
     identity = with_title(identity_for(bare, "fr/statuts|annexe 2024.pdf"), None)
     assert document_title(identity, bare) == "statuts/annexe 2024"

@@ -1,5 +1,4 @@
-"""The partition suite over a batch of PDFs gives each PDF exactly its per-PDF results, failures included,
-in this process and in the Great Expectations process."""
+"""The partition suite over a batch of PDFs gives each PDF exactly its per-PDF results, failures included."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Structure from numbering alone (issue 33): single-font documents, label grammar, tables filed where they stand.
+"""Structure from numbering alone: single-font documents, label grammar, tables filed where they stand.
 
 The first users' federation PDFs are Word exports in one font and size, their headings told apart only by
 their numbers (`5.5. Appariement au système Molter`, `5.6 a) Phase de zone`), often with no more space

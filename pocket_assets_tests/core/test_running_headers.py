@@ -1,4 +1,4 @@
-"""Running headers whose text changes with the chapter (issue 15): "Chapter 1: Introduction 2".
+"""Running headers whose text changes with the chapter: "Chapter 1: Introduction 2".
 
 LaTeX book/report classes, Texinfo and many Word documents head each page with the current chapter
 or section title and the page number. A chapter of one or two pages shows its header too few times to

@@ -1,4 +1,4 @@
-"""Structure of regulations (issue 15): labels, heading levels, article numbers, running lines, tables.
+"""Structure of regulations: labels, heading levels, article numbers, running lines, tables.
 
 Real pages cut from the corpus-regs regulations (`fixtures/real/regs-*.pdf`, see SOURCES.md) cover
 the four house styles; the label forms none of them uses are checked on the label reader and on a

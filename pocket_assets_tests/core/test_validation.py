@@ -47,11 +47,6 @@ PAGE_TWO = (
 )
 
 
-@pytest.fixture(scope="module")
-def gates() -> Gates:
-    return load_gates(EXPECTATIONS_DIR)
-
-
 def make_pages() -> tuple[PageRecord, ...]:
     table_start = PAGE_TWO.index(TABLE)
     table = Block(

@@ -1,4 +1,4 @@
-"""android_export from the pieces kept beside the stages (issue 31): the files a full export writes, byte for
+"""android_export from the pieces kept beside the stages: the files a full export writes, byte for
 byte; after one PDF changed, only its piece rendered again; a missing, damaged or foreign piece rendered again
 from the PDF's validated chunks, never dropped. (A removed PDF: `test_export_asset`.)"""
 

@@ -61,7 +61,7 @@ def test_a_broken_chunk_fails_its_gate_and_its_partition_and_ships_stale(
     broken_id = _break_children(built, key, breaker)
 
     result = materialize_corpus(instance, built, selection=["validated_chunks"])
-    assert materialize_export(instance, built).success, "one failed PDF does not stop the export (issue 14)"
+    assert materialize_export(instance, built).success, "one failed PDF does not stop the export"
 
     checks = {evaluation.check_name: evaluation for evaluation in result.get_asset_check_evaluations()}
     assert not checks[gate].passed

@@ -122,7 +122,7 @@ def test_retrieval_eval_reports_metrics_stamped_with_the_policy(sample_build) ->
 
 
 def test_each_pdfs_materializations_stay_small(sample_build) -> None:
-    """Issue 31: what a maintainer reads (counts, token figures, warnings, a short preview), not the PDF's
+    """What a maintainer reads (counts, token figures, warnings, a short preview), not the PDF's
     content: the event log grows by a few KB per PDF and build, whatever the PDF's length."""
     from dagster import AssetRecordsFilter, serialize_value
 

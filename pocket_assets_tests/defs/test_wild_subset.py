@@ -1,4 +1,4 @@
-"""The CI build of real-world PDFs nobody here wrote (issue 14): a varied subset of ../shared/corpus-wild
+"""The CI build of real-world PDFs nobody here wrote: a varied subset of ../shared/corpus-wild
 (`benchmarks/wild_subset.txt`, unreadable PDFs included) built by the real build command.
 
 Asserts on that build's output: every readable PDF holding text is in the export, only unreadable PDFs

@@ -1,4 +1,4 @@
-"""The documented PostgreSQL deployment, end to end: a backfill launched as the UI launches it (issue 30, item 7).
+"""The documented PostgreSQL deployment, end to end: a backfill launched as the UI launches it.
 
 Started here, as an operator starts them (docs/operations.md): a throwaway PostgreSQL server
 (`postgres_server`), a DAGSTER_HOME holding `deploy/postgres/dagster.yaml` copied as is (only the

@@ -83,7 +83,7 @@ def test_the_records_the_export_writes_are_written_as_json_dumps_writes_them() -
     )
 
 
-@pytest.mark.parametrize("value", [math.nan, {"x": [math.inf, -math.inf]}, {1: "one", None: [], True: {}}])
+@pytest.mark.parametrize("value", [math.nan, {"x": [math.inf, -math.inf]}, {1: "one", None: [], False: {}, 2.5: 0}])
 def test_values_json_writes_its_own_way(value: Any) -> None:
     """Non-finite floats by their JavaScript names; dict keys that are not text as `json.dumps` converts them."""
     assert indented_json(value, 3) == expected(value, 3)

@@ -1,4 +1,4 @@
-"""What the export keeps and reads back between builds (issue 31): piece files trusted only whole and made from
+"""What the export keeps and reads back between builds: piece files trusted only whole and made from
 what they say, the previous corpus JSON scanned as `json` reads it, the redirect file streamed in the layout
 `json.dumps(indent=2)` gives."""
 

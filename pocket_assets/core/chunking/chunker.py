@@ -42,7 +42,7 @@ _MAX_REPLANS = 12
 # A slice can encode a token or two longer than the offsets of the whole page say (its first
 # word loses the leading space it was merged with), so windows are planned this much short.
 _SLICE_MARGIN = 2
-# The anchor is the first salient sentence; reading the whole chunk for it costs ~1 ms per chunk.
+# The anchor is the first salient sentence, looked for in the chunk's opening only: the search runs on every chunk.
 _ANCHOR_PREFIX_CHARS = 1000
 _CONTENT_CATEGORY = {
     "heading": "text",

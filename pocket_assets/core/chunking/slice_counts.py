@@ -44,7 +44,7 @@ from pocket_assets.core.records import PageRecord
 from pocket_assets.core.tokenizer import TokenCounter
 
 _SPACE_MARK = "\u2581"
-# Pieces a `PieceTokens` keeps (~17 MiB): a run's common words stay counted, memory does not grow with the corpus.
+# Pieces a `PieceTokens` keeps: a run's common words stay counted, memory does not grow with the corpus.
 DEFAULT_PIECE_CAPACITY = 100_000
 # A piece ends before a space that follows anything but " ", "▁" or ">", and at newline/non-newline transitions.
 PIECE = re.compile(r"\n+|[^\n][^ \n]*(?:(?<=[ \u2581>]) [^ \n]*)*")
@@ -67,8 +67,8 @@ Item = TypeVar("Item")
 def _per_tokenizer(compute: Callable[[TokenCounter], Known]) -> Callable[[TokenCounter], Known]:
     """`compute(counter)` once per tokenizer, remembered while the tokenizer lives and no longer.
 
-    Not `functools.lru_cache`: its keys would hold every tokenizer ever asked about (~95 MiB for
-    Gemma 3) for the life of the process.
+    Not `functools.lru_cache`: its keys would hold every tokenizer ever asked about (a whole vocabulary
+    each) for the life of the process.
     """
     known: weakref.WeakKeyDictionary[TokenCounter, Known] = weakref.WeakKeyDictionary()
 
@@ -103,7 +103,7 @@ def splits_cleanly(counter: TokenCounter) -> bool:
 
 def vocabulary_splits_cleanly(counter: TokenCounter) -> bool:
     """No vocabulary token mixes newlines with other characters or holds "▁" after a character other
-    than "▁" or ">": ~0.7 s for Gemma 3's 262,144 tokens (most of it reading the vocabulary out)."""
+    than "▁" or ">": a scan of the whole vocabulary, most of it spent reading the vocabulary out."""
     tokens = counter.tokenizer.get_vocab(with_added_tokens=False)
     vocabulary = "\x00".join(tokens)
     if vocabulary.count("\x00") != len(tokens) - 1:
@@ -111,10 +111,10 @@ def vocabulary_splits_cleanly(counter: TokenCounter) -> bool:
     return not (_MIXED_NEWLINES.search(vocabulary) or _MARK_AFTER_OTHER.search(vocabulary))
 
 
-# Token offsets are held as C ints, not Python ones: a 2,400-page manual has ~1.3 million tokens,
-# ~60 MiB as two lists of int objects, ~10 MiB as two arrays (issue 18: a worker's peak is its largest PDF).
+# Token offsets are held as C ints, not Python ones: a long manual has millions of tokens, and two arrays of
+# C ints are a fraction of two lists of int objects (a worker's peak memory is its largest PDF's).
 _OFFSET_TYPE = "i"
-# The same C int, for a page's token edges summed in numpy (a Python int per token cost ~10 % of the step).
+# The same C int, for a page's token edges summed in numpy rather than as a Python int per token.
 _EDGE_TYPE = numpy.intc
 # Pages whose pieces (or encodings) are made at once: bounds what a long document holds while its
 # offsets are assembled, while keeping tokenizer calls few.

@@ -39,15 +39,8 @@ __all__ = [
     "iter_rendered_pages",
 ]
 
-# Bump when the same PDF gives other page text or blocks: the `pages` asset's code version, so every
-# PDF extracted before is stale (v2: unruled tables, margin-label headings, equation blocks; v3: labelled
-# headings and their nesting, small capitals, office tables, short-document running lines, TeX accents;
-# v4: running headers whose text changes with the chapter, "Chapter 1: Introduction 2"; v5: numbered headings
-# and numbered paragraphs printed in the body's lines set apart, `3.` / `5.6 a)` headings, issue 33; v6: turned
-# pages read in their text's frame, each table word in one cell, OCR of pages without a text layer, damaged
-# pages warned, issues 33 and 32; v7: numbered titles in capitals and bold numbered headings set one under
-# the other found wherever they stand, a long title in capitals on page 1, run-in `Art.7.-` articles; v8: ruled
-# tables whose column rules are drawn cell by cell a fraction of a point apart, which the table pre-filter missed).
+# Bump when the same PDF gives other page text or blocks: it is the `pages` asset's code version, so every
+# PDF extracted with another version is stale and extracted again.
 EXTRACTOR_VERSION = "pocket-extract-v8"
 
 

@@ -192,7 +192,7 @@ def reads_as_heading_line(text: str, spread: bool) -> bool:
 
 def forget_wordings() -> None:
     """Empty `_wording`'s and `read_label`'s caches: a document's paragraphs are not the next one's. Memory
-    stays bounded, and returns: 8,192 labels kept from a long manual pinned ~27 MiB of the heap it had freed."""
+    stays bounded, and returns: the labels kept from a long manual would pin the heap it had freed."""
     _wording.cache_clear()
     read_label.cache_clear()
 

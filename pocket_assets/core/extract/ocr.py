@@ -18,8 +18,8 @@ from pocket_assets.core.extract.turn import transformed_text
 from pocket_assets.core.mupdf import pymupdf
 from pocket_assets.core.pdf import MUPDF_ERRORS
 
-# Rendered for Tesseract at 300 dpi, French and English pages read with a CER of 2.0-2.5 % against 3.0-3.6 % at
-# 200 dpi, for ~10 % more CPU (5-6 s a page either way: benchmarks/bench_ocr.py).
+# Rendered for Tesseract at 300 dpi: French and English pages read with fewer character errors than at 200 dpi,
+# for a little more CPU (benchmarks/bench_ocr.py).
 OCR_DPI = 300
 DEFAULT_LANGUAGE = "fra+eng"
 INSTALL = "apt-get install tesseract-ocr tesseract-ocr-fra tesseract-ocr-eng"

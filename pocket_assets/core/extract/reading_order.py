@@ -1,7 +1,7 @@
 """Reading a page's text layer into lines and paragraphs in reading order.
 
 `get_text("dict")` gives blocks in content-stream order, which is not always
-reading order, and `sort=True` is 15-20x slower than plain extraction; so the
+reading order, and `sort=True` costs many times plain extraction; so the
 blocks are ordered here: full-width blocks cut the page into bands, and inside
 a band a left column is read before a right one.
 """

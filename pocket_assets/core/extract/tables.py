@@ -1,8 +1,8 @@
 """Tables: ruled ones as `find_tables()` finds them, unruled ones from aligned text; each behind a cheap test.
 
-`find_tables()` costs 40-200x plain text extraction; a page whose drawings hold no
+`find_tables()` costs many times plain text extraction; a page whose drawings hold no
 crossing rules cannot hold a ruled table, and that test costs less than reading the
-text. Its layout model also finds unruled tables but costs ~200x plain, so unruled
+text. Its layout model also finds unruled tables but costs more still, so unruled
 tables are read from the text dictionary the scan already holds: a run of lines that
 each break into pieces far apart on one baseline is a candidate, and only candidates
 are cut into columns and checked.
@@ -186,7 +186,7 @@ def find_page_tables(
     finds them on the page as shown (turned by its `/Rotate`, or by `turn.turned` for reading).
 
     Extraction finds ruled tables only (`use_layout=False`); the layout model also finds
-    unruled ones but costs ~200x plain text extraction per page. `textpage`: the page's own
+    unruled ones but costs many times plain text extraction per page. `textpage`: the page's own
     text read with DICT_FLAGS (the scan's), so the cells' words are not read again.
     """
     finder = page.find_tables(use_layout=use_layout)

@@ -1,7 +1,7 @@
 """The partition suite over many PDFs in one Great Expectations validation, with each PDF's own verdict.
 
-One GE validation costs ~0.2 s whatever its size (graph building, pydantic), ~0.2 ms per
-row beyond that: on a corpus of small PDFs it was the largest per-PDF cost. So the PDFs
+One GE validation has a fixed cost whatever its size (graph building, pydantic), far above its
+cost per row: on a corpus of small PDFs it would be the largest per-PDF cost. So the PDFs
 of a batch are stacked into one frame with a `pdf` column, the identity columns
 (`QUALIFIED_COLUMNS`: ids and parent ids) prefixed by the PDF's place in the batch, so that
 "unique" and "parent id resolves" still mean within the PDF, and the suite runs once.

@@ -242,8 +242,7 @@ def suite_results(
 def _forget_batches(gates: Gates) -> None:
     """Drop the frame GE keeps after a validation. The data source's execution engine (one per data source,
     `Datasource.get_execution_engine`) caches each batch and its data by batch id until another batch of that
-    id replaces it: the Great Expectations process held the last batch's frame (the largest PDF's, ~50 MiB on
-    the scale corpus) through the export, beside the build's process."""
+    id replaces it: the process would hold the last batch's frame for as long as the gates live."""
     manager = gates.batch_definition.data_asset.datasource.get_execution_engine().batch_manager
     manager.batch_data_cache.clear()
     manager.reset_batch_cache()

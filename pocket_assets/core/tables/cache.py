@@ -44,7 +44,7 @@ class SummaryCache:
         return None if row is None else str(row[0])
 
     def put_many(self, entries: Sequence[tuple[str, str, str]]) -> None:
-        """(key, kind, text) entries in one transaction: each commit is a disk sync (~5-20 ms), so a
+        """(key, kind, text) entries in one transaction: each commit is a wait for a disk sync, so a
         document's summaries go in together rather than one commit per table."""
         if not entries:
             return

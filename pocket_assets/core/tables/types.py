@@ -96,7 +96,7 @@ def normalize(text: str) -> str:
     """Lower case without accents; `tie-break` and `cross table` become single words.
 
     ASCII text has no accent to take off (NFD leaves it as it is): most cells, which skip the
-    decomposition and its per-character filter (~40 % of classifying a table)."""
+    decomposition and its per-character filter, a large part of classifying a table."""
     plain = text.lower()
     if not plain.isascii():
         decomposed = unicodedata.normalize("NFD", plain)

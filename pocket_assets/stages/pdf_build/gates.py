@@ -29,7 +29,8 @@ from pocket_assets.stages.pdf_build.plan import BuildPlan
 from pocket_assets.stages.registry import CHUNK_STAGES, VALIDATED_CHUNKS
 from pocket_assets.stages.store import STATUS_FAILED, STATUS_SKIPPED, PartitionStore, UpstreamNotReady, stage_file_stem
 
-# Chunks per suite validation: ~0.2 s a validation plus ~0.2 ms a chunk; bounds the rows the run's process holds.
+# Chunks per suite validation: a validation's fixed cost is paid once per batch; bounds the rows the run's
+# process holds.
 SUITE_BATCH_CHUNKS = 4000
 FINDINGS = "gate_failures"  # the `validated_chunks` manifest's `extra` entry holding a PDF's findings
 
