@@ -17,15 +17,15 @@ One command prints one Markdown table (progress on stderr), every figure from th
   (`ru_maxrss` from wait4), on the big corpus and (`--copies N`) on corpus + corpus-regs copied N times under
   other names plus refman.pdf (2,415 pages): flat means the same peak whatever the number of PDFs.
 
-With no arguments it measures exactly the issue-18 Done-when figures, each marked met or NOT met: the fixed
+With no arguments it measures exactly the bounded figures (printed under "Bounds:", each met or NOT met): the fixed
 cost, the marginal cost per page against the floor and the peak memory on the scale corpus (`--copies 5`:
-4,935 pages, the corpus the issue names for memory) and on the 187 PDFs, serial = parallel outputs; ~5-10 min
+4,935 pages, the memory corpus) and on the 187 PDFs, serial = parallel outputs; ~5-10 min
 on a quiet machine. The load average (1 min) when each build started is printed beside its wall time.
 
 CPU seconds (user + sys of the whole process tree) hold better than wall time on a shared machine; the
 machine this runs on has 2 cores shared with others, so wall times are noisy.
 
-    .venv/bin/python benchmarks/bench_build.py                 # the Done-when figures (~5-10 min here)
+    .venv/bin/python benchmarks/bench_build.py                 # the bounded figures (~5-10 min here)
     .venv/bin/python benchmarks/bench_build.py --one-core      # also the 187 PDFs pinned to one core
     .venv/bin/python benchmarks/bench_build.py --copies 0      # without the scale build
     .venv/bin/python benchmarks/bench_build.py --dagster-share # the older library-vs-CLI comparison
@@ -327,7 +327,7 @@ def run_benchmark(args: argparse.Namespace) -> None:
     for row in rows[1:]:
         print("| " + " | ".join(row) + " |")
     print()
-    print("Done when (issue 18):")
+    print("Bounds:")
     print(f"- one small PDF: median {fixed_wall:.1f} s wall, {fixed_cpu:.1f} s cpu (<= 6 s wall): {_met(fixed_wall <= 6)}")
     if scaled is not None:
         _, pages, m, scale_floor = scaled
@@ -335,7 +335,7 @@ def run_benchmark(args: argparse.Namespace) -> None:
         scale_cpu, scale_wall = ((value - fixed_value) / (pages - small_pages) / scale_floor_page for value, fixed_value in (
             (m.cpu, fixed_cpu), (m.wall, fixed_wall)))
         print(
-            f"- scale corpus ({pages} pages, the issue's memory corpus): marginal per page / its own floor per page "
+            f"- scale corpus ({pages} pages, the memory corpus): marginal per page / its own floor per page "
             f"{scale_wall:.1f}x in wall (<= 3x): {_met(scale_wall <= 3)}; {scale_cpu:.1f}x in CPU; "
             f"peak {m.tree_peak_mib:.0f} MiB tree PSS (<= 600 MiB): {_met(m.tree_peak_mib <= 600)}"
         )

@@ -26,7 +26,7 @@ Timers wrap functions from outside (this file), never in the product's code; eac
 ~1-2 us of timer overhead, counted in its caller.
 
     .venv/bin/python benchmarks/bench_costs.py                                  # this checkout, every corpus
-    .venv/bin/python benchmarks/bench_costs.py --before /tmp/before --corpora regs   # and another checkout
+    .venv/bin/python benchmarks/bench_costs.py --before ../before --corpora regs    # and another checkout
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Which page mode cites the right page more often? (DESIGN.md section 4 asks us to measure it.)
+"""Which page mode cites the right page more often: page-bounded (`pdf-page-v1`) or spanning (`span`) chunks?
 
 For every PDF of the development corpus, extracted with `extract_pages`, chunk in
 `span` and in `pdf-page-v1` mode and report, for the children (what the phone
