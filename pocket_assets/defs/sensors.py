@@ -19,11 +19,17 @@ match what the last export was made from, or a file it published is missing or c
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Mapping
+from datetime import datetime, timedelta, timezone
+
 from dagster import (
     AssetKey,
     DagsterInstance,
     DagsterRunStatus,
     DefaultSensorStatus,
+    RunRecord,
     RunRequest,
     RunsFilter,
     SensorEvaluationContext,
@@ -57,17 +63,51 @@ _UNFINISHED = RunsFilter(
         DagsterRunStatus.CANCELING,
     ]
 )
+_FINISHED = [DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED]
+EXPORT_QUIET_ENV = "POCKET_ASSETS_EXPORT_QUIET_SECONDS"
+DEFAULT_EXPORT_QUIET_SECONDS = 90
 _BUILT_OR_EXPORTED = frozenset({AssetKey(stage.name) for stage in STAGES} | {AssetKey("android_export")})
 _BUILDING_OR_EXPORTING_JOBS = frozenset({BUILD_CORPUS, EXPORT_CORPUS})
 
 
-def _unfinished_builds_or_exports(instance: DagsterInstance) -> list[str]:
-    """The runs queued or running that build PDFs or export: the export waits for them."""
+def export_quiet_seconds(environ: Mapping[str, str] = os.environ) -> float:
+    """How long after the last run of the PDFs or the export the export sensor waits: `POCKET_ASSETS_EXPORT_QUIET_SECONDS`,
+    else `DEFAULT_EXPORT_QUIET_SECONDS`."""
+    configured = environ.get(EXPORT_QUIET_ENV, "").strip()
+    if not configured:
+        return DEFAULT_EXPORT_QUIET_SECONDS
+    seconds = float(configured)
+    if seconds < 0:
+        raise ValueError(f"{EXPORT_QUIET_ENV} must be a number of seconds (0 or more), got {configured!r}")
+    return seconds
+
+
+def _builds_or_exports(instance: DagsterInstance, filters: RunsFilter) -> list[RunRecord]:
     return [
-        record.dagster_run.run_id
-        for record in instance.get_run_records(filters=_UNFINISHED)
+        record
+        for record in instance.get_run_records(filters=filters)
         if record.dagster_run.job_name in _BUILDING_OR_EXPORTING_JOBS
         or (record.dagster_run.asset_selection or frozenset()) & _BUILT_OR_EXPORTED
+    ]
+
+
+def _unfinished_builds_or_exports(instance: DagsterInstance) -> list[str]:
+    """The runs queued or running that build PDFs or export: the export waits for them."""
+    return [record.dagster_run.run_id for record in _builds_or_exports(instance, _UNFINISHED)]
+
+
+def _recent_builds_or_exports(instance: DagsterInstance, seconds: float) -> list[str]:
+    """The runs that build PDFs or export and ended less than `seconds` ago: more of their backfill may follow."""
+    if seconds <= 0:
+        return []
+    since = time.time() - seconds
+    # The storage compares update times as naive timestamps; a day's margin keeps that query safe whatever the
+    # database's time zone, and each run's own end time decides.
+    window = RunsFilter(statuses=_FINISHED, updated_after=datetime.now(timezone.utc) - timedelta(days=1))
+    return [
+        record.dagster_run.run_id
+        for record in _builds_or_exports(instance, window)
+        if record.end_time is not None and record.end_time >= since
     ]
 
 
@@ -93,7 +133,11 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
         pdf_file_observation(key, digest.sha256)
         for key, digest in sorted(unbuilt.items())
         if key in partitions
-        and (known[key].sha256 != digest.sha256 if key in known else observed_sha256(context.instance, key) != digest.sha256)
+        and (
+            known[key].sha256 != digest.sha256
+            if key in known
+            else observed_sha256(context.instance, key) != digest.sha256
+        )
     ]
     verdicts = plan_digest(plan)
     events = [*observations, *([up_to_date_evaluation(plan)] if cursor.get("verdicts") != verdicts else [])]
@@ -101,7 +145,12 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
     last = read_export_state(paths.output_path)
     fingerprint = export_fingerprint(paths.store(), plan, paths.corpus_names, paths.export_strict)
     # A PDF the export shipped is gone; a run queued or running will be followed by corpus_export_sensor's export.
-    if removed and last is not None and fingerprint != last.fingerprint and not _unfinished_builds_or_exports(context.instance):
+    if (
+        removed
+        and last is not None
+        and fingerprint != last.fingerprint
+        and not _unfinished_builds_or_exports(context.instance)
+    ):
         requests.append(RunRequest(run_key=export_run_key(fingerprint, last)))
     summary = (
         f"{len(partitions)} PDF(s) in {paths.raw_path}: {len(added)} added, {len(removed)} removed, "
@@ -146,6 +195,13 @@ def corpus_export_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -
     busy = _unfinished_builds_or_exports(context.instance)
     if busy:
         return SkipReason(f"{len(busy)} run(s) of the PDFs or the export not finished; the export waits for them")
+    quiet = export_quiet_seconds()
+    recent = _recent_builds_or_exports(context.instance, quiet)
+    if recent:
+        return SkipReason(
+            f"{len(recent)} run(s) of the PDFs or the export ended less than {quiet:g} s ago; the export waits until "
+            "none has for that long (a backfill submits its runs over several daemon passes)"
+        )
     plan, _ = plan_folder(paths)
     keys = plan.partition_keys
     store = paths.store()
@@ -157,7 +213,9 @@ def corpus_export_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -
     if behind is None:
         return SkipReason(f"the export is up to date with the {len(keys)} PDF(s)")
     context.log.info(f"the export is behind: {behind}")
-    return RunRequest(run_key=export_run_key(export_fingerprint(store, plan, paths.corpus_names, paths.export_strict), last))
+    return RunRequest(
+        run_key=export_run_key(export_fingerprint(store, plan, paths.corpus_names, paths.export_strict), last)
+    )
 
 
 def export_run_key(fingerprint: str, last: ExportState | None) -> str:

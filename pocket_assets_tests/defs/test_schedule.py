@@ -6,6 +6,7 @@ tags, run key and schedule name), in process, on a test instance.
 
 from pathlib import Path
 
+import pytest
 from dagster import DagsterInstance, JobDefinition, RunRequest, SkipReason, build_schedule_context, build_sensor_context
 
 from pocket_assets.core.extract import EXTRACTOR_VERSION
@@ -15,7 +16,7 @@ from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.ranges import run_tags
 from pocket_assets.defs.resources import CorpusPaths, environment_versions
 from pocket_assets.defs.schedules import corpus_refresh, refresh_cron
-from pocket_assets.defs.sensors import corpus_export_sensor
+from pocket_assets.defs.sensors import EXPORT_QUIET_ENV, corpus_export_sensor
 from pocket_assets.stages.registry import PAGES, PARENTS
 from pocket_assets.stages.store import PartitionManifest
 from pocket_assets_tests.pdf_factory import ARTICLE_EN, ARTICLE_FR, random_bytes_pdf, small_corpus, text_pdf
@@ -52,9 +53,7 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
     raw = tmp_path / "raw"
     small_corpus(raw)
     text_pdf(raw / "fr" / "annexe.pdf", [ARTICLE_FR * 3])
-    paths = CorpusPaths(
-        raw_dir=str(raw), output_dir=str(tmp_path / "out")
-    )
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
     job = _job(paths)
     every_pdf = ["fr/annexe.pdf", "fr/reglement.pdf", "intl/rules.pdf"]
 
@@ -83,7 +82,7 @@ def test_refresh_builds_missing_then_nothing_then_only_what_changed(instance: Da
 
 
 def test_a_broken_pdf_is_tried_each_night_and_a_removed_pdf_leaves_partitions_and_export(
-    instance: DagsterInstance, tmp_path: Path
+    instance: DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     raw = tmp_path / "raw"
     small_corpus(raw)
@@ -103,6 +102,7 @@ def test_a_broken_pdf_is_tried_each_night_and_a_removed_pdf_leaves_partitions_an
     (raw / "intl" / "rules.pdf").unlink()
     assert _skip_message(_evaluate(instance, paths)) == "all 1 PDF(s) up to date"
     assert instance.get_dynamic_partitions(pdf_partitions.name) == ["fr/reglement.pdf"]
+    monkeypatch.setenv(EXPORT_QUIET_ENV, "0")  # evaluated right after the night's runs
     with build_sensor_context(instance=instance, resources={"paths": paths}) as context:
         export = corpus_export_sensor(context)
     assert export.run_key.startswith("export@"), "the export sensor sees the folder changed"

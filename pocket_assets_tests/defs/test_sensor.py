@@ -5,6 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from dagster import (
     AssetCheckEvaluation,
     AssetObservation,
@@ -21,7 +22,13 @@ from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.provenance import DATA_VERSION_TAG, observed_sha256
 from pocket_assets.defs.ranges import PDFS_TAG, run_tags
 from pocket_assets.defs.resources import CorpusPaths
-from pocket_assets.defs.sensors import build_changed_pdfs, corpus_export_sensor, pdf_folder_sensor
+from pocket_assets.defs.sensors import (
+    DEFAULT_EXPORT_QUIET_SECONDS,
+    EXPORT_QUIET_ENV,
+    build_changed_pdfs,
+    corpus_export_sensor,
+    pdf_folder_sensor,
+)
 from pocket_assets.stages.registry import RAW_PDF, VALIDATED_CHUNKS
 from pocket_assets_tests.defs.conftest import materialize_corpus, materialize_export
 from pocket_assets_tests.pdf_factory import small_corpus, text_pdf
@@ -66,14 +73,20 @@ def test_the_folder_sensor_makes_the_partitions_the_folder_and_builds_nothing(
 
     text_pdf(raw / "fr" / "b.pdf", ["Deuxième document, révisé."])
     edited = _tick(instance, paths, quiet.cursor)
-    assert list(_observed(edited)) == ["fr/b.pdf"] and observed_sha256(instance, "fr/b.pdf") == _observed(edited)["fr/b.pdf"]
+    assert (
+        list(_observed(edited)) == ["fr/b.pdf"]
+        and observed_sha256(instance, "fr/b.pdf") == _observed(edited)["fr/b.pdf"]
+    )
 
     instance.add_dynamic_partitions(pdf_partitions.name, ["fr/typo.pdf", "notes"])  # the UI's "Add partition"
     shutil.copyfile(raw / "fr" / "a.pdf", raw / "fr" / "a (1).pdf")  # a copy within the corpus
     shutil.copyfile(raw / "fr" / "a.pdf", raw / "intl" / "a.pdf")  # the same file in the other corpus: its own
     cleaned = _tick(instance, paths, edited.cursor)
     assert instance.get_dynamic_partitions(pdf_partitions.name) == [
-        "fr/b.pdf", "intl/c.pdf", "fr/a (1).pdf", "intl/a.pdf"
+        "fr/b.pdf",
+        "intl/c.pdf",
+        "fr/a (1).pdf",
+        "intl/a.pdf",
     ], "of two copies never built, the first key is kept"
     assert sorted(_observed(cleaned)) == ["fr/a (1).pdf", "intl/a.pdf"]
     assert cleaned.run_requests == [], "the partitions removed were never built: nothing to export again"
@@ -110,7 +123,9 @@ def test_the_build_sensor_builds_what_the_plan_says_in_ranges(instance: DagsterI
     assert again.partition_key == "intl/rules.pdf" and again.run_key.startswith("intl/rules.pdf@")
 
 
-def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterInstance, tmp_path: Path) -> None:
+def test_the_export_sensor_waits_for_builds_then_exports_once(
+    instance: DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     raw = tmp_path / "raw"
     small_corpus(raw)
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
@@ -121,6 +136,11 @@ def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterI
 
     assert "nothing to export" in tick().skip_message, "no PDF built, no export made: empty files would be published"
     assert materialize_corpus(instance, paths).success
+    waiting = tick()
+    assert (
+        isinstance(waiting, SkipReason) and f"less than {DEFAULT_EXPORT_QUIET_SECONDS} s ago" in waiting.skip_message
+    ), "a backfill's next runs may be submitted on the daemon's next pass: the export waits for a quiet period"
+    monkeypatch.setenv(EXPORT_QUIET_ENV, "0")
     request = tick()
     assert request.run_key.startswith("export@"), "the PDFs changed since the last export (there was none)"
     assert materialize_export(instance, paths).success
@@ -141,7 +161,9 @@ def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterI
     assert paths.store().manifest(RAW_PDF, "fr/reglement.pdf") is not None
 
 
-def test_one_export_for_a_removed_pdf_while_a_job_run_is_not_finished(instance: DagsterInstance, tmp_path: Path) -> None:
+def test_one_export_for_a_removed_pdf_while_a_job_run_is_not_finished(
+    instance: DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A run a sensor or the schedule requests for a whole job (`export_corpus`, `build_corpus`) carries no asset
     selection; while it runs, both sensors see it: the export sensor waits for it, and the folder sensor, removing a
     PDF the export shipped, requests no second export beside it (the UI once showed two export runs per removal)."""
@@ -173,10 +195,13 @@ def test_one_export_for_a_removed_pdf_while_a_job_run_is_not_finished(instance: 
     assert "intl/rules.pdf" not in instance.get_dynamic_partitions(pdf_partitions.name)
     assert removed.run_requests == [], "an export is running: the export sensor follows it if it is still behind"
     instance.delete_run(run_id)
+    monkeypatch.setenv(EXPORT_QUIET_ENV, "0")  # the builds above ended a moment ago
     assert export_tick().run_key.startswith("export@"), "nothing running any more, and the export ships a removed PDF"
 
 
-def test_over_built_pdfs_the_cursor_is_empty_and_nothing_is_observed_again(instance: DagsterInstance, tmp_path: Path) -> None:
+def test_over_built_pdfs_the_cursor_is_empty_and_nothing_is_observed_again(
+    instance: DagsterInstance, tmp_path: Path
+) -> None:
     """Each build observes the file it read; the sensor's cursor (stored with every tick) holds only files no build
     has read, so it stays small whatever the corpus size."""
     raw = tmp_path / "raw"
