@@ -11,13 +11,16 @@ from dagster import (
     AssetObservation,
     DagsterInstance,
     DagsterRunStatus,
+    RunRequest,
     SensorResult,
     SkipReason,
     build_sensor_context,
 )
 
+from pocket_assets.core.raw_folder import discover_pdfs
 from pocket_assets.defs.assembly import build_definitions
 from pocket_assets.defs.jobs import BUILD_CORPUS, EXPORT_CORPUS
+from pocket_assets.defs.partition_sync import register_pdfs
 from pocket_assets.defs.partitions import pdf_partitions
 from pocket_assets.defs.provenance import DATA_VERSION_TAG, observed_sha256
 from pocket_assets.defs.ranges import PDFS_TAG, run_tags
@@ -123,9 +126,7 @@ def test_the_build_sensor_builds_what_the_plan_says_in_ranges(instance: DagsterI
     assert again.partition_key == "intl/rules.pdf" and again.run_key.startswith("intl/rules.pdf@")
 
 
-def test_the_export_sensor_waits_for_builds_then_exports_once(
-    instance: DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_export_sensor_waits_for_builds_then_exports_once(instance: DagsterInstance, tmp_path: Path) -> None:
     raw = tmp_path / "raw"
     small_corpus(raw)
     paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
@@ -136,11 +137,6 @@ def test_the_export_sensor_waits_for_builds_then_exports_once(
 
     assert "nothing to export" in tick().skip_message, "no PDF built, no export made: empty files would be published"
     assert materialize_corpus(instance, paths).success
-    waiting = tick()
-    assert (
-        isinstance(waiting, SkipReason) and f"less than {DEFAULT_EXPORT_QUIET_SECONDS} s ago" in waiting.skip_message
-    ), "a backfill's next runs may be submitted on the daemon's next pass: the export waits for a quiet period"
-    monkeypatch.setenv(EXPORT_QUIET_ENV, "0")
     request = tick()
     assert request.run_key.startswith("export@"), "the PDFs changed since the last export (there was none)"
     assert materialize_export(instance, paths).success
@@ -161,8 +157,36 @@ def test_the_export_sensor_waits_for_builds_then_exports_once(
     assert paths.store().manifest(RAW_PDF, "fr/reglement.pdf") is not None
 
 
-def test_one_export_for_a_removed_pdf_while_a_job_run_is_not_finished(
+def test_the_export_waits_for_a_quiet_period_after_the_last_build(
     instance: DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backfill's runs may be submitted over several passes of the backfill daemon (30 s apart): between them no
+    run is queued or running while PDFs remain to build. The export waits until no build has ended for the quiet
+    period, so that it does not ship half a backfill and then export again."""
+    raw = tmp_path / "raw"
+    small_corpus(raw)
+    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(tmp_path / "out"))
+    keys = discover_pdfs(raw)
+    register_pdfs(instance, keys)
+    build = build_definitions(paths).resolve_job_def(BUILD_CORPUS)
+    assert build.execute_in_process(instance=instance, tags=run_tags(keys)).success
+
+    def tick() -> SkipReason | RunRequest:
+        with build_sensor_context(instance=instance, resources={"paths": paths}) as context:
+            return corpus_export_sensor(context)
+
+    waiting = tick()
+    assert isinstance(waiting, SkipReason), waiting
+    assert f"1 run(s) of the PDFs or the export ended less than {DEFAULT_EXPORT_QUIET_SECONDS} s ago" in (
+        waiting.skip_message or ""
+    )
+    monkeypatch.setenv(EXPORT_QUIET_ENV, "0")
+    request = tick()
+    assert isinstance(request, RunRequest) and request.run_key.startswith("export@"), request
+
+
+def test_one_export_for_a_removed_pdf_while_a_job_run_is_not_finished(
+    instance: DagsterInstance, tmp_path: Path
 ) -> None:
     """A run a sensor or the schedule requests for a whole job (`export_corpus`, `build_corpus`) carries no asset
     selection; while it runs, both sensors see it: the export sensor waits for it, and the folder sensor, removing a
@@ -195,7 +219,6 @@ def test_one_export_for_a_removed_pdf_while_a_job_run_is_not_finished(
     assert "intl/rules.pdf" not in instance.get_dynamic_partitions(pdf_partitions.name)
     assert removed.run_requests == [], "an export is running: the export sensor follows it if it is still behind"
     instance.delete_run(run_id)
-    monkeypatch.setenv(EXPORT_QUIET_ENV, "0")  # the builds above ended a moment ago
     assert export_tick().run_key.startswith("export@"), "nothing running any more, and the export ships a removed PDF"
 
 
