@@ -34,7 +34,7 @@ from pocket_assets.stages.output_folder import OutputFolderRefused
 from pocket_assets.stages.pdf_notes import EXPORT, pdf_warnings
 from pocket_assets.stages.planner import duplicate_sentence
 from pocket_assets.stages.registry import RAW_PDF, STAGES, Stage
-from pocket_assets.stages.store import STATUS_OK, PartitionStore
+from pocket_assets.stages.store import STATUS_FAILED, STATUS_OK, PartitionStore
 
 CONSOLE_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 
@@ -60,7 +60,9 @@ class PdfSummary:
     warnings: tuple[str, ...] = ()
 
 
-def run_build(pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: str | None, output_dir: str | None) -> int:
+def run_build(
+    pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: str | None, output_dir: str | None
+) -> int:
     """The build, holding the output folder the whole time (a second build waits, saying so); its exit code."""
     try:
         paths = cli_paths(raw_dir, output_dir)
@@ -71,7 +73,9 @@ def run_build(pdfs: Sequence[str], select: Sequence[str], every: bool, raw_dir: 
         return 2
 
 
-def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str], every: bool) -> int:
+def _build(
+    instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], select: Sequence[str], every: bool
+) -> int:
     scan = paths.scan()
     plan, _ = plan_folder(paths)
     register_pdfs(instance, plan.partition_keys)
@@ -85,7 +89,9 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
     stages = tuple(stage for stage in STAGES if not select or stage.name in select)
     exporting = not select or "android_export" in select
     definitions = build_definitions(paths, loggers={"console": cli_console})
-    print(f"building {len(wanted)} PDF(s) from {paths.raw_path} into {paths.output_path} (DAGSTER_HOME={instance.root_directory})")
+    print(
+        f"building {len(wanted)} PDF(s) from {paths.raw_path} into {paths.output_path} (DAGSTER_HOME={instance.root_directory})"
+    )
     if up_to_date:
         print(f"{len(up_to_date)} PDF(s) up to date, not built again (`--all` rebuilds every PDF)")
     for key, original in sorted(duplicates.items()):
@@ -108,7 +114,9 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
             what = keys[0] if len(keys) == 1 else f"{len(keys)} PDFs, {keys[0]} .. {keys[-1]}"
             print(f"run {result.run_id} {'succeeded' if result.success else 'FAILED'} for {what}")
     store = paths.store()
-    behind = export_behind(store, plan, paths.corpus_names, paths.export_strict, paths.output_path) if exporting else None
+    behind = (
+        export_behind(store, plan, paths.corpus_names, paths.export_strict, paths.output_path) if exporting else None
+    )
     if behind and not wanted:
         print(f"the export is behind: {behind}")
     if exporting and (wanted or behind):
@@ -122,9 +130,14 @@ def _build(instance: DagsterInstance, paths: CorpusPaths, pdfs: Sequence[str], s
     run_ids = {verdict.run_id for verdict in verdicts}
     crashed = [verdict.step_failure for verdict in verdicts if verdict.step_failure]
     summaries = [summarize_pdf(store, key, stages, run_ids, crashed) for key in wanted]
-    # A PDF this build did not build that the export did not ship fresh (its stage files damaged since) is told too.
+    # A PDF this build did not build that the export did not ship fresh (its stage files damaged since) is told too;
+    # not one whose own last build failed, which a build of other PDFs leaves as it was.
     built = set(wanted)
-    others = (summarize_pdf(store, key, (), run_ids) for key in plan.partition_keys if key not in built)
+    others = (
+        summarize_pdf(store, key, (), run_ids)
+        for key in plan.partition_keys
+        if key not in built and not last_build_failed(store, key)
+    )
     summaries += [summary for summary in others if summary.failure]
     not_built = () if pdfs else scan.refused
     print_summary(summaries, paths, export_state, crashed, not_built, () if pdfs else scan.ignored)
@@ -149,6 +162,13 @@ def _verdict(result: ExecuteInProcessResult, what: str = "the PDFs' stages") -> 
     return RunVerdict(result.run_id, result.success, sentence)
 
 
+def last_build_failed(store: PartitionStore, key: str) -> bool:
+    """Whether a stage of the PDF's last build failed (the PDF, not its files since)."""
+    return any(
+        (manifest := store.manifest(stage, key)) is not None and manifest.status == STATUS_FAILED for stage in STAGES
+    )
+
+
 def summarize_pdf(
     store: PartitionStore, key: str, stages: Sequence[Stage], run_ids: set[str], crashed: Sequence[str] = ()
 ) -> PdfSummary:
@@ -170,7 +190,9 @@ def summarize_pdf(
     if export is not None and export.run_id in run_ids:
         warnings.extend(export.extra.get("warnings", ()))
         if export.status != STATUS_OK:
-            outcome = "its last good chunks ship, listed as stale" if export.status == "stale" else "left out of the export"
+            outcome = (
+                "its last good chunks ship, listed as stale" if export.status == "stale" else "left out of the export"
+            )
             failure = export.reason if failure is None else f"{failure}; {outcome}"
     return PdfSummary(key, rows, failure, tuple(warnings))
 
@@ -191,7 +213,9 @@ def print_summary(
     totals = {stage: sum(s.rows.get(stage, 0) for s in summaries) for stage in STAGES if stage is not RAW_PDF}
     failed = [s for s in summaries if s.failure]
     not_built = f", {len(refused)} not built (file name)" if refused else ""
-    print(f"  {len(summaries)} PDFs, {len(failed)} failed{not_built}; " + ", ".join(f"{a} {n}" for a, n in totals.items()))
+    print(
+        f"  {len(summaries)} PDFs, {len(failed)} failed{not_built}; " + ", ".join(f"{a} {n}" for a, n in totals.items())
+    )
     print(f"  stages: {paths.store().root}")
     exports = sorted(path.name for path in paths.output_path.glob("chunks_*"))
     if exports:
@@ -216,12 +240,16 @@ def _partition_key(raw_dir: Path, pdf: str, scan: RawFolderScan, duplicates: Map
     path = Path(pdf)
     key = pdf
     if path.is_symlink():
-        raise CommandRefused(f"--pdf {pdf}: is a symbolic link; give the PDF's own path under {raw_dir} (or its key, e.g. fr/x.pdf)")
+        raise CommandRefused(
+            f"--pdf {pdf}: is a symbolic link; give the PDF's own path under {raw_dir} (or its key, e.g. fr/x.pdf)"
+        )
     if path.exists():
         try:
             key = path.resolve().relative_to(raw_dir.resolve()).as_posix()
         except ValueError:
-            raise CommandRefused(f"--pdf {pdf}: is outside the raw folder {raw_dir}; copy it into a corpus folder there first") from None
+            raise CommandRefused(
+                f"--pdf {pdf}: is outside the raw folder {raw_dir}; copy it into a corpus folder there first"
+            ) from None
     if key in duplicates:
         raise CommandRefused(f"--pdf {pdf}: {duplicate_sentence(key, duplicates[key])}")
     if key in scan.keys:

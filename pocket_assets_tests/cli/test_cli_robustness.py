@@ -80,7 +80,9 @@ def test_only_the_unbuildable_fail_each_named_in_one_sentence_and_the_exit_code_
     assert "Traceback" not in odd_build.printed
 
 
-def test_a_name_with_a_comma_is_its_own_partition_source_and_citation(odd_build: Build, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_name_with_a_comma_is_its_own_partition_source_and_citation(
+    odd_build: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The partition key is the path, comma included (the UI's partition dialog selects it as it is:
     `e2e/test_comma_backfill.py`); the exports cite the file's real name."""
     monkeypatch.setenv("DAGSTER_HOME", str(odd_build.raw.parent / "home"))
@@ -91,8 +93,16 @@ def test_a_name_with_a_comma_is_its_own_partition_source_and_citation(odd_build:
     assert f"[Source: {name}, Page 1]" in (odd_build.out / "chunks_fr.txt").read_text(encoding="utf-8")
     records = json.loads((odd_build.out / "chunks_mode_b_fr.json").read_text(encoding="utf-8"))["chunks"]
     assert {row["source"] for row in records if "version 2024" in row["source"]} == {name}
-    code, printed = _run("build", "--raw-dir", str(odd_build.raw), "--output-dir", str(odd_build.out), "--pdf", str(odd_build.raw / COMMA_NAME))
-    assert code == 0 and "building 1 PDF(s)" in printed and f"  {COMMA_NAME}: ok; " in printed
+    code, printed = _run(
+        "build",
+        "--raw-dir",
+        str(odd_build.raw),
+        "--output-dir",
+        str(odd_build.out),
+        "--pdf",
+        str(odd_build.raw / COMMA_NAME),
+    )
+    assert code == 0 and "building 1 PDF(s)" in printed and f"  {COMMA_NAME}: ok; " in printed, printed
 
 
 def test_same_base_name_in_two_folders_gets_distinct_sources_and_ids(odd_build: Build) -> None:
@@ -122,7 +132,9 @@ def test_pdfs_without_text_or_outside_a_corpus_are_warned_with_what_to_do(odd_bu
 
 
 def test_a_page_ocr_failed_on_is_told_with_what_failed_not_as_a_picture_without_text(odd_build: Build) -> None:
-    (told,) = [line for line in odd_build.printed.splitlines() if line.startswith("  - fr/plan géant.pdf: holds no text")]
+    (told,) = [
+        line for line in odd_build.printed.splitlines() if line.startswith("  - fr/plan géant.pdf: holds no text")
+    ]
     assert "OCR failed on page(s) 1: the page image (60000 x 60000 pixels at 300 dpi) is too large to render" in told
     assert "read no words" not in told and "Tesseract missing" not in told
 

@@ -311,9 +311,10 @@ def materialize_all(walk: Walk) -> None:
     walk.browser.click("//*[normalize-space(text())='Add a partition']")
     walk.browser.type_into("//input[@placeholder='name']", JUNK)
     walk.browser.click("//button[normalize-space()='Save']")
+    # The dialog counts the typed key as a partition; the folder sensor may delete it at its next tick, any
+    # moment from now (folder_sync checks that it did, and said why).
     walk.browser.wait_for_texts(["1 partition", JUNK], PAGE_WAIT)
     walk.browser.click("//button[normalize-space()='Cancel']")
-    assert JUNK in _partition_keys(walk), "the key typed in 'Add a partition' is a partition"
 
 
 def folder_change(walk: Walk) -> None:
