@@ -2,6 +2,7 @@
 
 import shutil
 import threading
+from http.server import HTTPServer
 from pathlib import Path
 
 import pytest
@@ -43,23 +44,43 @@ def test_the_endpoint_is_named_by_a_variable_and_a_url_with_credentials_is_refus
 SECRET = "sk-planted-0123456789abcdef"
 
 
+def _served_table_pdf(
+    server: HTTPServer, base_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, Path, CorpusPaths]:
+    """The endpoint served in a thread and named by the variables, a fresh DAGSTER_HOME, and a raw folder holding
+    one real PDF with a table; returns the home, the output folder and the paths."""
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    monkeypatch.setenv("POCKET_ASSETS_LLM_API_KEY", SECRET)
+    monkeypatch.setenv("POCKET_ASSETS_LLM_BASE_URL", base_url)
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    (raw / "fr").mkdir(parents=True)
+    shutil.copyfile(
+        REPO_ROOT / "pocket_assets_tests" / "fixtures" / "real" / "regs-serif-small-capitals.pdf",
+        raw / "fr" / "table.pdf",
+    )
+    return home, out, CorpusPaths(raw_dir=str(raw), output_dir=str(out))
+
+
+def _assert_secret_nowhere(capfd: pytest.CaptureFixture[str], *folders: Path) -> None:
+    """The key is in no line printed and no file of these folders."""
+    captured = capfd.readouterr()
+    assert SECRET not in captured.out + captured.err
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.is_file():
+                assert SECRET.encode() not in path.read_bytes(), path
+
+
 def test_a_key_echoed_by_the_endpoint_is_nowhere_in_the_outputs_the_instance_or_the_logs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """An LLM endpoint that answers 401 and repeats the Authorization header: the PDF fails (its table cannot be
     summarized) with a reason that names the endpoint's answer, and the key appears in no file and no log."""
     echo = EchoingEndpoint()
-    thread = threading.Thread(target=echo.server.serve_forever, daemon=True)
-    thread.start()
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("DAGSTER_HOME", str(home))
-    monkeypatch.setenv("POCKET_ASSETS_LLM_API_KEY", SECRET)
-    monkeypatch.setenv("POCKET_ASSETS_LLM_BASE_URL", echo.base_url)
-    raw, out = tmp_path / "raw", tmp_path / "out"
-    (raw / "fr").mkdir(parents=True)
-    shutil.copyfile(REPO_ROOT / "pocket_assets_tests" / "fixtures" / "real" / "regs-serif-small-capitals.pdf", raw / "fr" / "table.pdf")
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(out))
+    home, out, paths = _served_table_pdf(echo.server, echo.base_url, tmp_path, monkeypatch)
     summarizer = SummarizerResource(kind="llm", model="m", max_retries=0)
     try:
         with DagsterInstance.get() as instance:
@@ -73,12 +94,7 @@ def test_a_key_echoed_by_the_endpoint_is_nowhere_in_the_outputs_the_instance_or_
     assert echo.headers and echo.headers[0]["authorization"] == f"Bearer {SECRET}", "the key was sent, and echoed"
     reason = PartitionStore(out / "stages").manifest(TABLE_SUMMARIES, "fr/table.pdf").reason
     assert "HTTP 401" in reason and "Bearer ***" in reason
-    captured = capfd.readouterr()
-    assert SECRET not in captured.out + captured.err
-    for folder in (out, home):
-        for path in folder.rglob("*"):
-            if path.is_file():
-                assert SECRET.encode() not in path.read_bytes(), path
+    _assert_secret_nowhere(capfd, out, home)
 
 
 def test_a_key_repeated_in_a_successful_answer_ships_nowhere(
@@ -89,20 +105,12 @@ def test_a_key_repeated_in_a_successful_answer_ships_nowhere(
     cache, instance file or log."""
     endpoint = FakeEndpoint()
     endpoint.script = [("ok", f"Tableau des sanctions disciplinaires (clé {SECRET}) : nature, durée, instance.")]
-    thread = threading.Thread(target=endpoint.server.serve_forever, daemon=True)
-    thread.start()
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("DAGSTER_HOME", str(home))
-    monkeypatch.setenv("POCKET_ASSETS_LLM_API_KEY", SECRET)
-    monkeypatch.setenv("POCKET_ASSETS_LLM_BASE_URL", endpoint.base_url)
-    raw, out = tmp_path / "raw", tmp_path / "out"
-    (raw / "fr").mkdir(parents=True)
-    shutil.copyfile(REPO_ROOT / "pocket_assets_tests" / "fixtures" / "real" / "regs-serif-small-capitals.pdf", raw / "fr" / "table.pdf")
-    paths = CorpusPaths(raw_dir=str(raw), output_dir=str(out))
+    home, out, paths = _served_table_pdf(endpoint.server, endpoint.base_url, tmp_path, monkeypatch)
     try:
         with DagsterInstance.get() as instance:
-            assert materialize_corpus(instance, paths, resources={"summarizer": SummarizerResource(kind="llm", model="m")}).success
+            assert materialize_corpus(
+                instance, paths, resources={"summarizer": SummarizerResource(kind="llm", model="m")}
+            ).success
             assert materialize_export(instance, paths).success
     finally:
         endpoint.server.shutdown()
@@ -112,9 +120,4 @@ def test_a_key_repeated_in_a_successful_answer_ships_nowhere(
     warnings = manifest.extra.get("warnings", [])
     assert any("fr" in warning and "table 0" in warning and "refused" in warning for warning in warnings), warnings
     assert (out / "chunks_fr.txt").read_text(encoding="utf-8").count("Tableau") >= 1
-    captured = capfd.readouterr()
-    assert SECRET not in captured.out + captured.err
-    for folder in (out, home):
-        for path in folder.rglob("*"):
-            if path.is_file():
-                assert SECRET.encode() not in path.read_bytes(), path
+    _assert_secret_nowhere(capfd, out, home)
