@@ -124,9 +124,9 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
     cursor = loads(context.cursor)
     known = decode_digests(cursor.get("files", {}))
     plan, digests = plan_folder(paths, known)
-    added, removed = sync_partitions(context.instance, paths.store(), plan, log=context.log.info)
-    partitions = set(plan.partition_keys)
     store = paths.store()
+    added, removed = sync_partitions(context.instance, store, plan, log=context.log.info)
+    partitions = set(plan.partition_keys)
     # A file its raw_pdf recorded as it is now was observed by that build: neither observed again nor kept in the cursor.
     unbuilt = {key: digest for key, digest in digests.items() if not recorded_by_build(store, key, digest)}
     observations = [
@@ -143,7 +143,7 @@ def pdf_folder_sensor(context: SensorEvaluationContext, paths: CorpusPaths) -> S
     events = [*observations, *([up_to_date_evaluation(plan)] if cursor.get("verdicts") != verdicts else [])]
     requests = []
     last = read_export_state(paths.output_path)
-    fingerprint = export_fingerprint(paths.store(), plan, paths.corpus_names, paths.export_strict)
+    fingerprint = export_fingerprint(store, plan, paths.corpus_names, paths.export_strict)
     # A PDF the export shipped is gone; a run queued or running will be followed by corpus_export_sensor's export.
     if (
         removed
